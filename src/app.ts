@@ -1,0 +1,118 @@
+import { sql } from 'drizzle-orm';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
+import type { Logger } from 'pino';
+import type { Config } from './config.ts';
+import type { Database } from './db/client.ts';
+import { makeAuth } from './http/auth.ts';
+import type { RouteContext } from './http/context.ts';
+import { installErrorHandling } from './http/error-handler.ts';
+import { registerOpenApi } from './http/openapi.ts';
+import { createRateLimiter } from './http/rate-limit.ts';
+import { randomToken } from './lib/ids.ts';
+import { accountsRoutes } from './modules/accounts/routes.ts';
+import { keysRoutes } from './modules/keys/routes.ts';
+import { webhookEndpointRoutes } from './modules/webhooks/routes.ts';
+import type { Services } from './services.ts';
+
+export interface AppDeps {
+  config: Config;
+  database: Database;
+  services: Services;
+  logger?: Logger;
+  /** Extra readiness checks (workers, chain scanners); each returns null when healthy or a reason. */
+  readinessChecks?: Array<() => Promise<string | null>>;
+}
+
+const BODY_LIMIT = 64 * 1024;
+const requestIdPattern = /^[A-Za-z0-9_.:-]{8,128}$/;
+
+/** Builds the HTTP app without listening, so tests can use `app.inject` and the program can `listen`. */
+export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
+  const { config, database, services } = deps;
+  const app = Fastify({
+    ...(deps.logger ? { loggerInstance: deps.logger as FastifyBaseLogger } : { logger: false }),
+    bodyLimit: BODY_LIMIT,
+    trustProxy: config.trustProxy,
+    return503OnClosing: true,
+    requestIdHeader: 'x-request-id',
+    genReqId: () => `req_${randomToken(20)}`,
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
+  }).withTypeProvider<ZodTypeProvider>();
+
+  app.setValidatorCompiler(validatorCompiler);
+  app.setSerializerCompiler(serializerCompiler);
+
+  // A client-sent request id is echoed only when it looks like one; otherwise we make our own.
+  app.addHook('onRequest', async (request, reply) => {
+    if (!requestIdPattern.test(request.id)) request.id = `req_${randomToken(20)}`;
+    reply.header('x-request-id', request.id);
+  });
+
+  // An empty JSON body counts as no body, so `POST …/revoke` with `Content-Type: application/json` works.
+  app.removeContentTypeParser(['application/json', 'text/plain']);
+  app.addContentTypeParser(
+    'application/json',
+    { parseAs: 'string', bodyLimit: BODY_LIMIT },
+    (_request, body, done) => {
+      const text = typeof body === 'string' ? body : body.toString('utf8');
+      if (text.trim() === '') return done(null, undefined);
+      try {
+        done(null, JSON.parse(text));
+      } catch {
+        const error = Object.assign(new SyntaxError('Invalid JSON'), {
+          statusCode: 400,
+          code: 'FST_ERR_CTP_INVALID_JSON_BODY',
+        });
+        done(error, undefined);
+      }
+    },
+  );
+
+  installErrorHandling(app);
+
+  const limiter = createRateLimiter({ perKey: config.rateLimitPerKey, perIp: config.rateLimitPerIp });
+  app.addHook('onRequest', async (request, reply) => {
+    if (request.url.startsWith('/healthz') || request.url.startsWith('/readyz')) return;
+    limiter.consumeIp(request.ip, reply);
+  });
+
+  await registerOpenApi(app, `${config.publicUrl}/v1`);
+
+  app.get('/healthz', { schema: { hide: true } }, async () => ({ status: 'ok' }));
+  app.get('/readyz', { schema: { hide: true } }, async (_request, reply) => {
+    const problems: string[] = [];
+    try {
+      await database.db.execute(sql`select 1`);
+    } catch {
+      problems.push('database unreachable');
+    }
+    for (const check of deps.readinessChecks ?? []) {
+      const problem = await check().catch((error: unknown) => String(error));
+      if (problem !== null) problems.push(problem);
+    }
+    return reply
+      .status(problems.length === 0 ? 200 : 503)
+      .send({ status: problems.length === 0 ? 'ready' : 'not_ready', problems });
+  });
+
+  const context: RouteContext = {
+    services,
+    config,
+    database,
+    requireAuth: makeAuth(
+      { authenticateKey: services.keys.authenticate, verifyToken: services.accounts.verifyToken },
+      limiter,
+    ),
+  };
+  await app.register(
+    async (v1) => {
+      await v1.register(accountsRoutes(context));
+      await v1.register(keysRoutes(context));
+      await v1.register(webhookEndpointRoutes(context));
+    },
+    { prefix: '/v1' },
+  );
+
+  return app;
+}

@@ -1,0 +1,162 @@
+import { randomBytes } from 'node:crypto';
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { z } from 'zod';
+
+/**
+ * The whole environment of the program, checked once at boot. A bad value stops the program with a message naming
+ * the variable. On the embedded default (no DATABASE_URL) missing secrets are generated into the data directory.
+ */
+
+const booleanFromEnv = z
+  .enum(['true', 'false', '1', '0', 'yes', 'no'])
+  .transform((value) => value === 'true' || value === '1' || value === 'yes');
+
+const base64Key32 = z
+  .string()
+  .refine((value) => Buffer.from(value, 'base64').length === 32, 'must be 32 bytes, base64-encoded');
+
+const positiveInt = z.coerce.number().int().positive();
+const nonNegativeInt = z.coerce.number().int().nonnegative();
+
+export const envSchema = z.object({
+  NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
+  PORT: z.coerce.number().int().min(0).max(65535).default(8080),
+  HOST: z.string().min(1).default('127.0.0.1'),
+  DATABASE_URL: z
+    .string()
+    .regex(/^postgres(ql)?:\/\//, 'must be a postgres:// or postgresql:// URL')
+    .optional(),
+  DATABASE_POOL_SIZE: positiveInt.default(20),
+  SVC_DATA_DIR: z.string().min(1).default('./data'),
+  SVC_PUBLIC_URL: z.url().optional(),
+  SVC_MASTER_KEY: base64Key32.optional(),
+  SVC_JWT_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
+  SVC_JWT_TTL_SECONDS: positiveInt.default(12 * 3600),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  /** Requests per minute per API key (or per dashboard session); 0 turns the limit off. */
+  SVC_RATE_LIMIT_PER_KEY: nonNegativeInt.default(1200),
+  /** Requests per minute per client IP; 0 turns the limit off. */
+  SVC_RATE_LIMIT_PER_IP: nonNegativeInt.default(1200),
+  SVC_TRUST_PROXY: booleanFromEnv.default(false),
+});
+
+export type Env = z.infer<typeof envSchema>;
+
+export interface Config {
+  env: Env['NODE_ENV'];
+  port: number;
+  host: string;
+  databaseUrl: string | undefined;
+  databasePoolSize: number;
+  dataDir: string;
+  publicUrl: string;
+  masterKey: Buffer;
+  jwtSecret: Uint8Array;
+  jwtTtlSeconds: number;
+  logLevel: Env['LOG_LEVEL'];
+  rateLimitPerKey: number;
+  rateLimitPerIp: number;
+  trustProxy: boolean;
+  /** Notes for the boot log, e.g. which secrets were generated; never the secrets themselves. */
+  notices: string[];
+}
+
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`Invalid configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+    this.name = 'ConfigError';
+  }
+}
+
+/** Secrets the embedded default creates on first start, with how to make each. */
+const generatedSecrets = {
+  SVC_MASTER_KEY: () => randomBytes(32).toString('base64'),
+  SVC_JWT_SECRET: () => randomBytes(48).toString('base64url'),
+} as const;
+
+type GeneratedSecretName = keyof typeof generatedSecrets;
+
+function loadOrCreateEmbeddedSecrets(
+  dataDir: string,
+  env: Record<string, string | undefined>,
+  notices: string[],
+) {
+  const file = join(dataDir, 'secrets.json');
+  mkdirSync(dataDir, { recursive: true });
+  let stored: Record<string, string> = {};
+  if (existsSync(file)) {
+    stored = z.record(z.string(), z.string()).parse(JSON.parse(readFileSync(file, 'utf8')));
+  }
+  const created: string[] = [];
+  for (const name of Object.keys(generatedSecrets) as GeneratedSecretName[]) {
+    if (env[name] === undefined && stored[name] === undefined) {
+      stored[name] = generatedSecrets[name]();
+      created.push(name);
+    }
+  }
+  if (created.length > 0) {
+    writeFileSync(file, `${JSON.stringify(stored, null, 2)}\n`, { mode: 0o600 });
+    chmodSync(file, 0o600);
+    notices.push(
+      `Generated ${created.join(', ')} into ${file} (mode 0600); keep this file safe and back it up.`,
+    );
+  }
+  return stored;
+}
+
+export function loadConfig(rawEnv: Record<string, string | undefined> = process.env): Config {
+  // Empty strings mean "not set", as in most .env tooling.
+  const env = Object.fromEntries(
+    Object.entries(rawEnv).filter(([, value]) => value !== undefined && value !== ''),
+  );
+  const parsed = envSchema.safeParse(env);
+  if (!parsed.success) {
+    throw new ConfigError(
+      parsed.error.issues.map((issue) => `${issue.path.join('.') || '(environment)'}: ${issue.message}`),
+    );
+  }
+  const values = parsed.data;
+  const notices: string[] = [];
+  const dataDir = resolve(values.SVC_DATA_DIR);
+  let masterKey = values.SVC_MASTER_KEY;
+  let jwtSecret = values.SVC_JWT_SECRET;
+
+  if (values.DATABASE_URL === undefined) {
+    const stored = loadOrCreateEmbeddedSecrets(dataDir, env, notices);
+    masterKey ??= stored.SVC_MASTER_KEY;
+    jwtSecret ??= stored.SVC_JWT_SECRET;
+  } else {
+    const missing = [
+      masterKey === undefined
+        ? 'SVC_MASTER_KEY: required when DATABASE_URL is set (32 bytes, base64)'
+        : undefined,
+      jwtSecret === undefined
+        ? 'SVC_JWT_SECRET: required when DATABASE_URL is set (at least 32 characters)'
+        : undefined,
+    ].filter((problem): problem is string => problem !== undefined);
+    if (missing.length > 0) throw new ConfigError(missing);
+  }
+  if (masterKey === undefined || jwtSecret === undefined) {
+    throw new ConfigError(['SVC_MASTER_KEY/SVC_JWT_SECRET: could not be loaded or generated']);
+  }
+
+  const publicUrl = (values.SVC_PUBLIC_URL ?? `http://${values.HOST}:${values.PORT}`).replace(/\/+$/, '');
+  return {
+    env: values.NODE_ENV,
+    port: values.PORT,
+    host: values.HOST,
+    databaseUrl: values.DATABASE_URL,
+    databasePoolSize: values.DATABASE_POOL_SIZE,
+    dataDir,
+    publicUrl,
+    masterKey: Buffer.from(masterKey, 'base64'),
+    jwtSecret: new TextEncoder().encode(jwtSecret),
+    jwtTtlSeconds: values.SVC_JWT_TTL_SECONDS,
+    logLevel: values.LOG_LEVEL,
+    rateLimitPerKey: values.SVC_RATE_LIMIT_PER_KEY,
+    rateLimitPerIp: values.SVC_RATE_LIMIT_PER_IP,
+    trustProxy: values.SVC_TRUST_PROXY,
+    notices,
+  };
+}

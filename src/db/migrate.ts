@@ -1,0 +1,27 @@
+import { fileURLToPath } from 'node:url';
+import { drizzle as drizzlePg } from 'drizzle-orm/node-postgres';
+import { migrate as migratePg } from 'drizzle-orm/node-postgres/migrator';
+import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
+import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
+import type { Database } from './client.ts';
+
+export const migrationsFolder = fileURLToPath(new URL('../../drizzle', import.meta.url));
+
+/** Arbitrary but fixed: every process that migrates takes this advisory lock, so only one migrates at a time. */
+const MIGRATION_LOCK = 7_300_001;
+
+export async function migrateDatabase(database: Database): Promise<void> {
+  if (database.pglite !== undefined) {
+    await migratePglite(drizzlePglite({ client: database.pglite }), { migrationsFolder });
+    return;
+  }
+  if (database.pool === undefined) throw new Error('Database has neither an embedded engine nor a pool');
+  const client = await database.pool.connect();
+  try {
+    await client.query('select pg_advisory_lock($1)', [MIGRATION_LOCK]);
+    await migratePg(drizzlePg({ client }), { migrationsFolder });
+  } finally {
+    await client.query('select pg_advisory_unlock($1)', [MIGRATION_LOCK]).catch(() => {});
+    client.release();
+  }
+}

@@ -1,0 +1,76 @@
+import type { FastifyReply, FastifyRequest, preHandlerAsyncHookHandler } from 'fastify';
+import { AppError } from '../lib/errors.ts';
+import type { RateLimiter } from './rate-limit.ts';
+
+/** Who is calling. A key carries its mode; a dashboard token (JWT) may act on either mode. */
+export type Principal =
+  | { via: 'api_key'; merchantId: string; isTest: boolean; keypairId: string; keyId: string }
+  | { via: 'jwt'; merchantId: string; isTest: undefined };
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    principal: Principal | undefined;
+  }
+}
+
+export interface Authenticators {
+  /** Resolves a full API key to its principal, or null when unknown, malformed or revoked. */
+  authenticateKey(fullKey: string): Promise<Extract<Principal, { via: 'api_key' }> | null>;
+  /** Resolves a dashboard bearer token to its merchant id, or null when invalid or expired. */
+  verifyToken(token: string): Promise<string | null>;
+}
+
+export type AuthScheme = 'api_key' | 'jwt' | 'either';
+
+const invalidKey = () =>
+  new AppError('invalid_api_key', 'The API key is invalid or has been revoked.', { param: 'x-api-key' });
+
+export function makeAuth(authenticators: Authenticators, limiter: RateLimiter) {
+  return function requireAuth(scheme: AuthScheme): preHandlerAsyncHookHandler {
+    return async (request: FastifyRequest, reply: FastifyReply) => {
+      const apiKey = request.headers['x-api-key'];
+      const authorization = request.headers.authorization;
+      const bearer =
+        typeof authorization === 'string' ? /^Bearer\s+(\S+)$/i.exec(authorization)?.[1] : undefined;
+
+      if (apiKey !== undefined && scheme !== 'jwt') {
+        if (typeof apiKey !== 'string' || apiKey.length > 200) throw invalidKey();
+        const principal = await authenticators.authenticateKey(apiKey);
+        if (principal === null) throw invalidKey();
+        request.principal = principal;
+      } else if (bearer !== undefined && scheme !== 'api_key') {
+        const merchantId = await authenticators.verifyToken(bearer);
+        if (merchantId === null) {
+          throw new AppError('invalid_token', 'The bearer token is invalid or has expired.', {
+            param: 'authorization',
+          });
+        }
+        request.principal = { via: 'jwt', merchantId, isTest: undefined };
+      } else if (scheme === 'jwt') {
+        throw new AppError(
+          'authentication_required',
+          'This operation needs a dashboard session: send Authorization: Bearer <token> from POST /v1/auth/login.',
+        );
+      } else {
+        throw new AppError(
+          'authentication_required',
+          scheme === 'api_key'
+            ? 'Send your API key in the x-api-key header.'
+            : 'Send your API key in the x-api-key header, or a dashboard token as Authorization: Bearer <token>.',
+        );
+      }
+      const bucket =
+        request.principal.via === 'api_key'
+          ? `key:${request.principal.keyId}`
+          : `jwt:${request.principal.merchantId}`;
+      limiter.consumeKey(bucket, reply);
+    };
+  };
+}
+
+/** The mode a request acts in: the key's, or for a dashboard token the explicit `is_test` it passed. */
+export function principalOf(request: FastifyRequest): Principal {
+  if (request.principal === undefined)
+    throw new AppError('authentication_required', 'Authentication required.');
+  return request.principal;
+}

@@ -1,0 +1,66 @@
+/**
+ * The one closed list of API error codes and their HTTP statuses. Every error the API returns carries one of
+ * these codes; adding a code is an additive change, renaming one is not.
+ */
+export const errorStatus = {
+  invalid_request: 400,
+  invalid_json: 400,
+  parameter_invalid: 400,
+  parameter_missing: 400,
+  parameter_unknown: 400,
+  mode_mismatch: 400,
+  weak_password: 400,
+  unsupported_chain: 400,
+  unsupported_asset: 400,
+  payout_wallet_missing: 400,
+  live_seed_missing: 400,
+  not_test_mode: 400,
+  invalid_state: 409,
+  authentication_required: 401,
+  invalid_api_key: 401,
+  invalid_token: 401,
+  invalid_credentials: 401,
+  forbidden: 403,
+  not_found: 404,
+  route_not_found: 404,
+  method_not_allowed: 405,
+  email_taken: 409,
+  idempotency_conflict: 409,
+  idempotency_in_progress: 409,
+  payload_too_large: 413,
+  unsupported_media_type: 415,
+  rate_limited: 429,
+  internal_error: 500,
+  rate_unavailable: 503,
+  service_unavailable: 503,
+} as const;
+
+export type ErrorCode = keyof typeof errorStatus;
+
+export class AppError extends Error {
+  readonly code: ErrorCode;
+  readonly param: string | undefined;
+  readonly headers: Record<string, string> | undefined;
+
+  constructor(
+    code: ErrorCode,
+    message: string,
+    options: { param?: string; headers?: Record<string, string> } = {},
+  ) {
+    super(message);
+    this.name = 'AppError';
+    this.code = code;
+    this.param = options.param;
+    this.headers = options.headers;
+  }
+
+  get status(): number {
+    return errorStatus[this.code];
+  }
+}
+
+export const notFound = (what: string, param?: string): AppError =>
+  new AppError('not_found', `No such ${what}.`, param === undefined ? {} : { param });
+
+export const invalidParam = (param: string, message: string): AppError =>
+  new AppError('parameter_invalid', message, { param });

@@ -1,0 +1,114 @@
+import { sql } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  bearer,
+  createTestApp,
+  strongPassword,
+  type TestApp,
+  uniqueEmail,
+} from '../../../test/support/harness.ts';
+import { queryRows } from '../../db/client.ts';
+
+let t: TestApp;
+beforeAll(async () => {
+  t = await createTestApp();
+});
+afterAll(() => t.close());
+
+const signup = (payload: unknown) =>
+  t.app.inject({ method: 'POST', url: '/v1/auth/signup', payload: payload as object });
+const login = (payload: unknown) =>
+  t.app.inject({ method: 'POST', url: '/v1/auth/login', payload: payload as object });
+
+describe('accounts', () => {
+  it('signs up, logs in and reads /me with the token', async () => {
+    const email = uniqueEmail();
+    const created = await signup({ email: email.toUpperCase(), password: strongPassword });
+    expect(created.statusCode).toBe(201);
+    const session = created.json();
+    expect(session.merchant).toMatchObject({ email, id: expect.stringMatching(/^mer_/) });
+    expect(session.token.split('.')).toHaveLength(3);
+
+    const loggedIn = await login({ email, password: strongPassword });
+    expect(loggedIn.statusCode).toBe(200);
+    const me = await t.app.inject({ method: 'GET', url: '/v1/me', headers: bearer(loggedIn.json().token) });
+    expect(me.statusCode).toBe(200);
+    expect(me.json()).toEqual(session.merchant);
+  });
+
+  it('stores an argon2id hash, never the password', async () => {
+    const email = uniqueEmail();
+    await signup({ email, password: strongPassword });
+    const rows = await queryRows<{ password_hash: string }>(
+      t.database.db,
+      sql`select password_hash from merchants where email = ${email}`,
+    );
+    const hash = rows[0]!.password_hash;
+    expect(hash).toMatch(/^\$argon2id\$/);
+    expect(hash).not.toContain(strongPassword);
+  });
+
+  it('refuses weak, missing and common passwords with weak_password or a missing-parameter error', async () => {
+    const short = await signup({ email: uniqueEmail(), password: 'short' });
+    expect(short.statusCode).toBe(400);
+    expect(short.json().error).toMatchObject({ code: 'weak_password', param: 'password' });
+    const common = await signup({ email: uniqueEmail(), password: 'password123' });
+    expect(common.json().error.code).toBe('weak_password');
+    const repeated = await signup({ email: uniqueEmail(), password: 'aaaaaaaaaaaa' });
+    expect(repeated.json().error.code).toBe('weak_password');
+    const missing = await signup({ email: uniqueEmail() });
+    expect(missing.statusCode).toBe(400);
+    expect(missing.json().error).toMatchObject({ code: 'parameter_missing', param: 'password' });
+  });
+
+  it('refuses a duplicate email, whatever its case', async () => {
+    const email = uniqueEmail();
+    expect((await signup({ email, password: strongPassword })).statusCode).toBe(201);
+    const again = await signup({ email: email.toUpperCase(), password: strongPassword });
+    expect(again.statusCode).toBe(409);
+    expect(again.json().error).toMatchObject({ code: 'email_taken', param: 'email' });
+  });
+
+  it('answers a wrong password and an unknown email the same way', async () => {
+    const email = uniqueEmail();
+    await signup({ email, password: strongPassword });
+    const wrong = await login({ email, password: 'not the right password' });
+    const unknown = await login({ email: uniqueEmail(), password: 'not the right password' });
+    expect(wrong.statusCode).toBe(401);
+    expect(unknown.statusCode).toBe(401);
+    expect(wrong.json().error.code).toBe('invalid_credentials');
+    expect(unknown.json().error.message).toBe(wrong.json().error.message);
+  });
+
+  it('refuses a bad email and unknown fields', async () => {
+    const bad = await signup({ email: 'not-an-email', password: strongPassword });
+    expect(bad.json().error).toMatchObject({ code: 'parameter_invalid', param: 'email' });
+    const extra = await signup({ email: uniqueEmail(), password: strongPassword, admin: true });
+    expect(extra.json().error).toMatchObject({ code: 'parameter_unknown', param: 'admin' });
+  });
+
+  it('refuses /me without credentials, with a forged token and with an expired one', async () => {
+    const none = await t.app.inject({ method: 'GET', url: '/v1/me' });
+    expect(none.statusCode).toBe(401);
+    expect(none.json().error.code).toBe('authentication_required');
+    const forged = await t.app.inject({ method: 'GET', url: '/v1/me', headers: bearer('a.b.c') });
+    expect(forged.json().error.code).toBe('invalid_token');
+
+    const expiring = await createTestApp({ database: t.database, env: { SVC_JWT_TTL_SECONDS: '1' } });
+    const session = (
+      await expiring.app.inject({
+        method: 'POST',
+        url: '/v1/auth/signup',
+        payload: { email: uniqueEmail(), password: strongPassword },
+      })
+    ).json();
+    await new Promise((resolve) => setTimeout(resolve, 2100));
+    const expired = await expiring.app.inject({
+      method: 'GET',
+      url: '/v1/me',
+      headers: bearer(session.token),
+    });
+    expect(expired.statusCode).toBe(401);
+    await expiring.close();
+  });
+});

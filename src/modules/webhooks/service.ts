@@ -1,0 +1,178 @@
+import { randomBytes } from 'node:crypto';
+import type { Principal } from '../../http/auth.ts';
+import { modeForRead, modeForWrite } from '../../http/scope.ts';
+import type { Clock } from '../../lib/clock.ts';
+import { decryptSecret, encryptSecret } from '../../lib/crypto.ts';
+import { AppError } from '../../lib/errors.ts';
+import { newId } from '../../lib/ids.ts';
+import type { WebhookEndpointRow, WebhookEndpointsRepo } from './repo.ts';
+import type { WebhookEndpointView } from './schemas.ts';
+
+/** How long a rotated-out secret keeps signing deliveries, so receivers can switch without downtime. */
+export const ROTATION_OVERLAP_MS = 24 * 60 * 60 * 1000;
+
+/**
+ * Decides whether a URL may receive deliveries; throws an AppError naming `url` when not. The delivery engine's
+ * SSRF guard plugs in here so registration and delivery apply the same rules.
+ */
+export type EndpointUrlCheck = (url: URL, isTest: boolean) => Promise<void>;
+
+export interface WebhookEndpointsDeps {
+  repo: WebhookEndpointsRepo;
+  clock: Clock;
+  masterKey: Buffer;
+  checkUrl: EndpointUrlCheck;
+}
+
+export function newSigningSecret(): string {
+  return `whsec_${randomBytes(32).toString('base64')}`;
+}
+
+function toView(row: WebhookEndpointRow): WebhookEndpointView {
+  return {
+    id: row.id,
+    url: row.url,
+    is_test: row.isTest,
+    enabled: row.enabled,
+    description: row.description,
+    created_at: row.createdAt.toISOString(),
+    updated_at: row.updatedAt.toISOString(),
+  };
+}
+
+/** Shape rules every endpoint URL must meet, before any network check. */
+export function parseEndpointUrl(raw: string, isTest: boolean): URL {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new AppError('parameter_invalid', 'url must be an absolute http(s) URL.', { param: 'url' });
+  }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') {
+    throw new AppError('parameter_invalid', 'url must use http or https.', { param: 'url' });
+  }
+  if (url.username !== '' || url.password !== '') {
+    throw new AppError('parameter_invalid', 'url must not contain credentials.', { param: 'url' });
+  }
+  if (url.hostname === '') throw new AppError('parameter_invalid', 'url must name a host.', { param: 'url' });
+  if (!isTest && url.protocol !== 'https:') {
+    throw new AppError('parameter_invalid', 'Live webhook endpoints must use https.', { param: 'url' });
+  }
+  return url;
+}
+
+export function createWebhookEndpointsService({ repo, clock, masterKey, checkUrl }: WebhookEndpointsDeps) {
+  async function validUrl(raw: string, isTest: boolean): Promise<string> {
+    const url = parseEndpointUrl(raw, isTest);
+    await checkUrl(url, isTest);
+    return url.toString();
+  }
+
+  async function findOrThrow(principal: Principal, id: string): Promise<WebhookEndpointRow> {
+    const row = await repo.find(principal.merchantId, modeForRead(principal, undefined), id);
+    if (row === undefined) throw new AppError('not_found', 'No such webhook endpoint.', { param: 'id' });
+    return row;
+  }
+
+  return {
+    async create(
+      principal: Principal,
+      input: { url: string; is_test?: boolean | undefined; description?: string | null | undefined },
+    ): Promise<WebhookEndpointView & { signing_secret: string }> {
+      const isTest = modeForWrite(principal, input.is_test);
+      const url = await validUrl(input.url, isTest);
+      const secret = newSigningSecret();
+      const now = clock.now();
+      const row: WebhookEndpointRow = {
+        id: newId('we'),
+        merchantId: principal.merchantId,
+        isTest,
+        url,
+        description: input.description ?? null,
+        enabled: true,
+        secretSealed: encryptSecret(masterKey, secret),
+        previousSecretSealed: null,
+        previousSecretExpiresAt: null,
+        createdAt: now,
+        updatedAt: now,
+        deletedAt: null,
+      };
+      await repo.insert(row);
+      return { ...toView(row), signing_secret: secret };
+    },
+
+    async list(principal: Principal, isTest: boolean | undefined): Promise<WebhookEndpointView[]> {
+      return (await repo.list(principal.merchantId, modeForRead(principal, isTest))).map(toView);
+    },
+
+    async get(principal: Principal, id: string): Promise<WebhookEndpointView> {
+      return toView(await findOrThrow(principal, id));
+    },
+
+    async update(
+      principal: Principal,
+      id: string,
+      input: {
+        url?: string | undefined;
+        description?: string | null | undefined;
+        enabled?: boolean | undefined;
+      },
+    ): Promise<WebhookEndpointView> {
+      const existing = await findOrThrow(principal, id);
+      const changes: Partial<WebhookEndpointRow> = { updatedAt: clock.now() };
+      if (input.url !== undefined) changes.url = await validUrl(input.url, existing.isTest);
+      if (input.description !== undefined) changes.description = input.description;
+      if (input.enabled !== undefined) changes.enabled = input.enabled;
+      const row = await repo.update(principal.merchantId, existing.isTest, id, changes);
+      if (row === undefined) throw new AppError('not_found', 'No such webhook endpoint.', { param: 'id' });
+      return toView(row);
+    },
+
+    async remove(principal: Principal, id: string): Promise<WebhookEndpointView> {
+      const existing = await findOrThrow(principal, id);
+      const now = clock.now();
+      const row = await repo.update(principal.merchantId, existing.isTest, id, {
+        deletedAt: now,
+        enabled: false,
+        updatedAt: now,
+      });
+      if (row === undefined) throw new AppError('not_found', 'No such webhook endpoint.', { param: 'id' });
+      return toView(row);
+    },
+
+    async rotateSecret(
+      principal: Principal,
+      id: string,
+    ): Promise<WebhookEndpointView & { signing_secret: string; previous_secret_expires_at: string }> {
+      const existing = await findOrThrow(principal, id);
+      const now = clock.now();
+      const secret = newSigningSecret();
+      const expiresAt = new Date(now.getTime() + ROTATION_OVERLAP_MS);
+      const row = await repo.update(principal.merchantId, existing.isTest, id, {
+        secretSealed: encryptSecret(masterKey, secret),
+        previousSecretSealed: existing.secretSealed,
+        previousSecretExpiresAt: expiresAt,
+        updatedAt: now,
+      });
+      if (row === undefined) throw new AppError('not_found', 'No such webhook endpoint.', { param: 'id' });
+      return { ...toView(row), signing_secret: secret, previous_secret_expires_at: expiresAt.toISOString() };
+    },
+
+    /** The secrets that sign a delivery now: the current one, then the previous one while its overlap lasts. */
+    signingSecrets(
+      row: Pick<WebhookEndpointRow, 'secretSealed' | 'previousSecretSealed' | 'previousSecretExpiresAt'>,
+    ) {
+      const secrets = [decryptSecret(masterKey, row.secretSealed)];
+      if (
+        row.previousSecretSealed !== null &&
+        row.previousSecretExpiresAt !== null &&
+        row.previousSecretExpiresAt.getTime() > clock.now().getTime()
+      ) {
+        secrets.push(decryptSecret(masterKey, row.previousSecretSealed));
+      }
+      return secrets;
+    },
+  };
+}
+
+export type WebhookEndpointsService = ReturnType<typeof createWebhookEndpointsService>;

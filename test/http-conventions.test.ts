@@ -1,0 +1,142 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { apiKey, createMerchant, createTestApp, type Merchant, type TestApp } from './support/harness.ts';
+
+let t: TestApp;
+let m: Merchant;
+beforeAll(async () => {
+  t = await createTestApp();
+  m = await createMerchant(t.app);
+});
+afterAll(() => t.close());
+
+function expectErrorShape(body: { error: Record<string, unknown> }, code: string) {
+  expect(Object.keys(body)).toEqual(['error']);
+  expect(body.error.code).toBe(code);
+  expect(typeof body.error.message).toBe('string');
+  expect(body.error.request_id).toMatch(/^req_/);
+  expect(JSON.stringify(body)).not.toMatch(/at .*\.ts:\d+|stack/);
+}
+
+describe('HTTP conventions', () => {
+  it('answers unknown routes with the error shape', async () => {
+    const response = await t.app.inject({ method: 'GET', url: '/v1/nope' });
+    expect(response.statusCode).toBe(404);
+    expectErrorShape(response.json(), 'route_not_found');
+    expect(response.headers['x-request-id']).toBe(response.json().error.request_id);
+  });
+
+  it('answers malformed JSON with invalid_json', async () => {
+    const response = await t.app.inject({
+      method: 'POST',
+      url: '/v1/webhooks',
+      headers: { ...apiKey(m.testKey), 'content-type': 'application/json' },
+      payload: '{"url": ',
+    });
+    expect(response.statusCode).toBe(400);
+    expectErrorShape(response.json(), 'invalid_json');
+  });
+
+  it('answers bodies over 64 KB with payload_too_large', async () => {
+    const response = await t.app.inject({
+      method: 'POST',
+      url: '/v1/webhooks',
+      headers: { ...apiKey(m.testKey), 'content-type': 'application/json' },
+      payload: JSON.stringify({ url: 'https://e.com', description: 'x'.repeat(70_000) }),
+    });
+    expect(response.statusCode).toBe(413);
+    expectErrorShape(response.json(), 'payload_too_large');
+  });
+
+  it('answers other content types with unsupported_media_type', async () => {
+    const response = await t.app.inject({
+      method: 'POST',
+      url: '/v1/webhooks',
+      headers: { ...apiKey(m.testKey), 'content-type': 'text/plain' },
+      payload: 'url=https://e.com',
+    });
+    expect(response.statusCode).toBe(415);
+    expectErrorShape(response.json(), 'unsupported_media_type');
+  });
+
+  it('answers a JSON array or scalar body with a clear 400', async () => {
+    const response = await t.app.inject({
+      method: 'POST',
+      url: '/v1/webhooks',
+      headers: { ...apiKey(m.testKey), 'content-type': 'application/json' },
+      payload: '[1,2]',
+    });
+    expect(response.statusCode).toBe(400);
+    expect(response.json().error.request_id).toMatch(/^req_/);
+  });
+
+  it('puts a request id on every response, echoing a sane client one', async () => {
+    const health = await t.app.inject({ method: 'GET', url: '/healthz' });
+    expect(health.headers['x-request-id']).toMatch(/^req_/);
+    const echoed = await t.app.inject({
+      method: 'GET',
+      url: '/healthz',
+      headers: { 'x-request-id': 'client-id-12345' },
+    });
+    expect(echoed.headers['x-request-id']).toBe('client-id-12345');
+    const hostile = await t.app.inject({
+      method: 'GET',
+      url: '/healthz',
+      headers: { 'x-request-id': '<script>' },
+    });
+    expect(hostile.headers['x-request-id']).toMatch(/^req_/);
+  });
+
+  it('reports health and readiness', async () => {
+    expect((await t.app.inject({ method: 'GET', url: '/healthz' })).json()).toEqual({ status: 'ok' });
+    const ready = await t.app.inject({ method: 'GET', url: '/readyz' });
+    expect(ready.statusCode).toBe(200);
+    expect(ready.json().status).toBe('ready');
+  });
+
+  it('serves an OpenAPI 3.1 document generated from the schemas, and /docs', async () => {
+    const doc = (await t.app.inject({ method: 'GET', url: '/v1/openapi.json' })).json();
+    expect(doc.openapi).toBe('3.1.0');
+    expect(Object.keys(doc.paths)).toEqual(
+      expect.arrayContaining(['/webhooks', '/webhooks/{id}', '/keypairs', '/auth/signup']),
+    );
+    expect(doc.servers[0].url).toMatch(/\/v1$/);
+    const body = doc.paths['/webhooks'].post.requestBody.content['application/json'].schema;
+    expect(body.properties.url.type).toBe('string');
+    expect(doc.components.securitySchemes.apiKey).toMatchObject({ in: 'header', name: 'x-api-key' });
+    const docs = await t.app.inject({ method: 'GET', url: '/docs/' });
+    expect(docs.statusCode).toBe(200);
+    expect(docs.headers['content-type']).toContain('text/html');
+  });
+
+  it('rate-limits per client IP and per key with 429 and Retry-After', async () => {
+    const limited = await createTestApp({
+      database: t.database,
+      env: { SVC_RATE_LIMIT_PER_IP: '3', SVC_RATE_LIMIT_PER_KEY: '2' },
+    });
+    const merchant = await createMerchant(t.app);
+    const statuses = [];
+    for (let i = 0; i < 3; i++) {
+      statuses.push(
+        (await limited.app.inject({ method: 'GET', url: '/v1/webhooks', headers: apiKey(merchant.testKey) }))
+          .statusCode,
+      );
+    }
+    expect(statuses).toEqual([200, 200, 429]);
+    const byIp = await limited.app.inject({
+      method: 'GET',
+      url: '/v1/webhooks',
+      headers: apiKey(merchant.liveKey),
+    });
+    expect(byIp.statusCode).toBe(429);
+    expect(Number(byIp.headers['retry-after'])).toBeGreaterThan(0);
+    expectErrorShape(byIp.json(), 'rate_limited');
+    const otherIp = await limited.app.inject({
+      method: 'GET',
+      url: '/v1/webhooks',
+      headers: apiKey(merchant.liveKey),
+      remoteAddress: '10.0.0.9',
+    });
+    expect(otherIp.statusCode).toBe(200);
+    await limited.close();
+  });
+});

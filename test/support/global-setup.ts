@@ -1,0 +1,38 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { PGlite } from '@electric-sql/pglite';
+import pg from 'pg';
+import type { TestProject } from 'vitest/node';
+import { fromPglite, fromPool } from '../../src/db/client.ts';
+import { migrateDatabase } from '../../src/db/migrate.ts';
+
+declare module 'vitest' {
+  export interface ProvidedContext {
+    pgliteDump: string;
+  }
+}
+
+/**
+ * Migrates one database for the whole run. On PGlite (the default) it migrates one instance and dumps its data
+ * directory; each test file starts from that dump instead of migrating again. With DATABASE_URL the tests share
+ * that (fresh) database and keep apart by creating their own merchants.
+ */
+export default async function setup(project: TestProject): Promise<() => Promise<void>> {
+  if (process.env.DATABASE_URL) {
+    const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL, max: 2 });
+    await migrateDatabase(fromPool(pool));
+    await pool.end();
+    project.provide('pgliteDump', '');
+    return async () => {};
+  }
+  const dir = mkdtempSync(join(tmpdir(), 'svc-test-'));
+  const client = await PGlite.create();
+  await migrateDatabase(fromPglite(client));
+  const dump = await client.dumpDataDir('none');
+  const file = join(dir, 'migrated.tar');
+  writeFileSync(file, Buffer.from(await dump.arrayBuffer()));
+  await client.close();
+  project.provide('pgliteDump', file);
+  return async () => rmSync(dir, { recursive: true, force: true });
+}
