@@ -1,6 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { generateMnemonic, validateMnemonic } from '@scure/bip39';
+import { wordlist } from '@scure/bip39/wordlists/english.js';
 import { z } from 'zod';
 
 /**
@@ -15,6 +17,11 @@ const booleanFromEnv = z
 const base64Key32 = z
   .string()
   .refine((value) => Buffer.from(value, 'base64').length === 32, 'must be 32 bytes, base64-encoded');
+
+const mnemonic = z
+  .string()
+  .transform((value) => value.trim().split(/\s+/).join(' '))
+  .refine((value) => validateMnemonic(value, wordlist), 'must be a valid BIP-39 English mnemonic');
 
 const positiveInt = z.coerce.number().int().positive();
 const nonNegativeInt = z.coerce.number().int().nonnegative();
@@ -32,6 +39,10 @@ export const envSchema = z.object({
   SVC_PUBLIC_URL: z.url().optional(),
   SVC_MASTER_KEY: base64Key32.optional(),
   SVC_JWT_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
+  /** BIP-39 seed of live deposit addresses; live payments are refused on chains while it is unset. */
+  SVC_MNEMONIC: mnemonic.optional(),
+  /** BIP-39 seed of test-mode deposit addresses; generated on the embedded default. */
+  SVC_TEST_MNEMONIC: mnemonic.optional(),
   SVC_JWT_TTL_SECONDS: positiveInt.default(12 * 3600),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   /** Requests per minute per API key (or per dashboard session); 0 turns the limit off. */
@@ -53,6 +64,8 @@ export interface Config {
   publicUrl: string;
   masterKey: Buffer;
   jwtSecret: Uint8Array;
+  liveMnemonic: string | undefined;
+  testMnemonic: string;
   jwtTtlSeconds: number;
   logLevel: Env['LOG_LEVEL'];
   rateLimitPerKey: number;
@@ -73,6 +86,7 @@ export class ConfigError extends Error {
 const generatedSecrets = {
   SVC_MASTER_KEY: () => randomBytes(32).toString('base64'),
   SVC_JWT_SECRET: () => randomBytes(48).toString('base64url'),
+  SVC_TEST_MNEMONIC: () => generateMnemonic(wordlist, 256),
 } as const;
 
 type GeneratedSecretName = keyof typeof generatedSecrets;
@@ -121,11 +135,13 @@ export function loadConfig(rawEnv: Record<string, string | undefined> = process.
   const dataDir = resolve(values.SVC_DATA_DIR);
   let masterKey = values.SVC_MASTER_KEY;
   let jwtSecret = values.SVC_JWT_SECRET;
+  let testMnemonic = values.SVC_TEST_MNEMONIC;
 
   if (values.DATABASE_URL === undefined) {
     const stored = loadOrCreateEmbeddedSecrets(dataDir, env, notices);
     masterKey ??= stored.SVC_MASTER_KEY;
     jwtSecret ??= stored.SVC_JWT_SECRET;
+    testMnemonic ??= stored.SVC_TEST_MNEMONIC;
   } else {
     const missing = [
       masterKey === undefined
@@ -137,8 +153,8 @@ export function loadConfig(rawEnv: Record<string, string | undefined> = process.
     ].filter((problem): problem is string => problem !== undefined);
     if (missing.length > 0) throw new ConfigError(missing);
   }
-  if (masterKey === undefined || jwtSecret === undefined) {
-    throw new ConfigError(['SVC_MASTER_KEY/SVC_JWT_SECRET: could not be loaded or generated']);
+  if (masterKey === undefined || jwtSecret === undefined || testMnemonic === undefined) {
+    throw new ConfigError(['SVC_MASTER_KEY/SVC_JWT_SECRET/SVC_TEST_MNEMONIC: could not be loaded or generated']);
   }
 
   const publicUrl = (values.SVC_PUBLIC_URL ?? `http://${values.HOST}:${values.PORT}`).replace(/\/+$/, '');
@@ -153,6 +169,8 @@ export function loadConfig(rawEnv: Record<string, string | undefined> = process.
     masterKey: Buffer.from(masterKey, 'base64'),
     jwtSecret: new TextEncoder().encode(jwtSecret),
     jwtTtlSeconds: values.SVC_JWT_TTL_SECONDS,
+    liveMnemonic: values.SVC_MNEMONIC,
+    testMnemonic,
     logLevel: values.LOG_LEVEL,
     rateLimitPerKey: values.SVC_RATE_LIMIT_PER_KEY,
     rateLimitPerIp: values.SVC_RATE_LIMIT_PER_IP,

@@ -22,12 +22,17 @@ export async function createTestDatabase(): Promise<Database> {
   return fromPglite(client);
 }
 
+/** The BIP-39 test vector mnemonic: derived addresses in tests are the published ones. */
+export const testMnemonic =
+  'abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about';
+
 export function testConfig(env: Record<string, string> = {}): Config {
   return loadConfig({
     NODE_ENV: 'test',
     SVC_DATA_DIR: mkdtempSync(join(tmpdir(), 'svc-data-')),
     SVC_MASTER_KEY: randomBytes(32).toString('base64'),
     SVC_JWT_SECRET: randomBytes(32).toString('hex'),
+    SVC_TEST_MNEMONIC: testMnemonic,
     SVC_RATE_LIMIT_PER_KEY: '0',
     SVC_RATE_LIMIT_PER_IP: '0',
     LOG_LEVEL: 'silent',
