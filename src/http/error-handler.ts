@@ -19,8 +19,18 @@ export function sendError(reply: FastifyReply, request: FastifyRequest, error: A
   return reply.status(error.status).type('application/json; charset=utf-8').send(body);
 }
 
+/** The value at a dotted path of the request part that failed, to tell a missing parameter from a wrong one. */
+function valueAt(input: unknown, path: string): unknown {
+  let value = input;
+  for (const part of path.split('.')) {
+    if (value === null || typeof value !== 'object') return undefined;
+    value = (value as Record<string, unknown>)[part];
+  }
+  return value;
+}
+
 /** Turns the first failed check of a request into one API error that names the parameter. */
-function validationToAppError(error: FastifyError): AppError {
+function validationToAppError(error: FastifyError, input: unknown): AppError {
   const first = error.validation?.[0];
   const context = error.validationContext ?? 'body';
   const params = (first?.params ?? {}) as { keys?: unknown };
@@ -38,18 +48,27 @@ function validationToAppError(error: FastifyError): AppError {
   if (param === undefined) {
     return new AppError('invalid_request', `The request ${context} is invalid: ${message}.`);
   }
-  if (first?.keyword === 'invalid_type' && /received undefined$/.test(message)) {
+  if (valueAt(input, path) === undefined) {
     return new AppError('parameter_missing', `Missing required parameter: ${param}.`, { param });
   }
   return new AppError('parameter_invalid', `Invalid ${param}: ${message}.`, { param });
 }
 
 /** Maps Fastify's own errors to the closed list; anything unexpected becomes a 500 without details. */
-export function toAppError(error: FastifyError | Error): AppError {
+export function toAppError(error: FastifyError | Error, request?: FastifyRequest): AppError {
   if (error instanceof AppError) return error;
   const fastifyError = error as FastifyError;
   if (hasZodFastifySchemaValidationErrors(fastifyError) || fastifyError.validation) {
-    return validationToAppError(fastifyError);
+    const context = fastifyError.validationContext ?? 'body';
+    const input =
+      context === 'body'
+        ? request?.body
+        : context === 'querystring'
+          ? request?.query
+          : context === 'params'
+            ? request?.params
+            : request?.headers;
+    return validationToAppError(fastifyError, input);
   }
   switch (fastifyError.code) {
     case 'FST_ERR_CTP_INVALID_JSON_BODY':
@@ -82,7 +101,7 @@ export function toAppError(error: FastifyError | Error): AppError {
 
 export function installErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler((error: FastifyError, request, reply) => {
-    const appError = toAppError(error);
+    const appError = toAppError(error, request);
     if (appError.status >= 500) {
       request.log.error({ err: error }, 'request failed');
     } else if (!(error instanceof AppError)) {

@@ -1,0 +1,57 @@
+import { sql } from 'drizzle-orm';
+import {
+  boolean,
+  index,
+  integer,
+  jsonb,
+  numeric,
+  pgTable,
+  text,
+  timestamp,
+  uniqueIndex,
+  uuid,
+} from 'drizzle-orm/pg-core';
+import { merchants } from './merchants.ts';
+
+/** Base units (wei, satoshi, …) can exceed int8, so they are NUMERIC(78,0): any uint256 fits. */
+const baseUnits = (name: string) => numeric(name, { precision: 78, scale: 0 });
+
+export const payments = pgTable(
+  'payments',
+  {
+    id: uuid('id').primaryKey(),
+    merchantId: text('merchant_id')
+      .notNull()
+      .references(() => merchants.id),
+    isTest: boolean('is_test').notNull(),
+    status: text('status').notNull(),
+    /** The merchant's amount as the exact decimal string it was given in, canonicalised. */
+    amount: text('amount').notNull(),
+    currency: text('currency').notNull(),
+    chain: text('chain').notNull(),
+    asset: text('asset').notNull(),
+    address: text('address').notNull(),
+    derivationIndex: integer('derivation_index').notNull(),
+    expectedBaseUnits: baseUnits('expected_base_units').notNull(),
+    receivedBaseUnits: baseUnits('received_base_units').notNull().default('0'),
+    /** Units of `currency` per one whole `asset`, locked at creation for the payment's window. */
+    rate: text('rate').notNull(),
+    rateSource: text('rate_source').notNull(),
+    txHash: text('tx_hash'),
+    orderId: text('order_id'),
+    metadata: jsonb('metadata').$type<Record<string, string>>().notNull().default({}),
+    redirectUrl: text('redirect_url'),
+    expiresAt: timestamp('expires_at', { withTimezone: true, mode: 'date' }).notNull(),
+    createdAt: timestamp('created_at', { withTimezone: true, mode: 'date' }).notNull(),
+    updatedAt: timestamp('updated_at', { withTimezone: true, mode: 'date' }).notNull(),
+  },
+  (table) => [
+    index('payments_merchant_idx').on(table.merchantId, table.isTest, table.id),
+    index('payments_merchant_order_idx')
+      .on(table.merchantId, table.isTest, table.orderId)
+      .where(sql`${table.orderId} is not null`),
+    // EVM chains share one derivation path, so the address (not chain + index) is what must never repeat.
+    uniqueIndex('payments_address_key').on(table.isTest, table.address),
+    index('payments_open_idx').on(table.status, table.expiresAt),
+  ],
+);

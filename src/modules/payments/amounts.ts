@@ -1,0 +1,51 @@
+import { AppError } from '../../lib/errors.ts';
+import { fromBaseUnits, isPlainDecimal, toBaseUnits } from '../../lib/money.ts';
+
+/** The largest whole amount a payment may ask for in any currency; anything above is a typo or an attack. */
+const MAX_WHOLE_DIGITS = 12;
+/** A JSON number keeps what was typed only up to 15 significant digits; beyond that ask for a string. */
+const MAX_NUMBER_SIGNIFICANT_DIGITS = 15;
+
+const invalidAmount = (message: string) => new AppError('parameter_invalid', message, { param: 'amount' });
+
+/**
+ * Canonicalises a request amount into an exact decimal string with at most `decimals` fraction digits.
+ * A JSON number was already turned into a double by the JSON parser; its shortest round-trip form is exactly what
+ * the client wrote as long as it has at most 15 significant digits, so that is all we accept in number form.
+ */
+export function canonicalAmount(input: string | number, decimals: number, currency: string): string {
+  let text: string;
+  if (typeof input === 'number') {
+    if (!Number.isFinite(input)) throw invalidAmount('amount must be a finite decimal number.');
+    text = String(input);
+    if (/e/i.test(text))
+      throw invalidAmount('amount is too large or too small; send it as a decimal string.');
+    if (text.replace(/^-/, '').replace('.', '').replace(/^0+/, '').length > MAX_NUMBER_SIGNIFICANT_DIGITS) {
+      throw invalidAmount('amount has too many digits for a JSON number; send it as a decimal string.');
+    }
+  } else {
+    text = input;
+  }
+  if (text.startsWith('-')) throw invalidAmount('amount must be greater than 0.');
+  if (!isPlainDecimal(text)) throw invalidAmount('amount must be a plain decimal number such as "19.99".');
+  const [whole = '0', fraction = ''] = text.split('.');
+  if (whole.length > MAX_WHOLE_DIGITS)
+    throw invalidAmount(`amount is unreasonably large (over ${MAX_WHOLE_DIGITS} digits).`);
+  if (fraction.replace(/0+$/, '').length > decimals) {
+    throw invalidAmount(`amount has more than ${decimals} decimal places, the precision of ${currency}.`);
+  }
+  const units = toBaseUnits(text, decimals);
+  if (units === 0n) throw invalidAmount('amount must be greater than 0.');
+  return fromBaseUnits(units, decimals);
+}
+
+/** Fraction digits of a fiat currency per ISO 4217 (2 for USD/EUR, 0 for JPY, 3 for KWD), from the runtime's ICU. */
+export function fiatDecimals(code: string): number | undefined {
+  if (!/^[A-Z]{3}$/.test(code)) return undefined;
+  try {
+    return new Intl.NumberFormat('en', { style: 'currency', currency: code }).resolvedOptions()
+      .maximumFractionDigits;
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,105 @@
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import { principalOf } from '../../http/auth.ts';
+import type { RouteContext } from '../../http/context.ts';
+import { AppError } from '../../lib/errors.ts';
+import {
+  checkoutParamsSchema,
+  checkoutViewSchema,
+  createPaymentSchema,
+  listPaymentsQuerySchema,
+  paymentListSchema,
+  paymentParamsSchema,
+  paymentSchema,
+} from './schemas.ts';
+
+const idempotencyKeyPattern = /^[\x21-\x7e]{1,255}$/;
+
+const createHeadersSchema = z.object({
+  'idempotency-key': z
+    .string()
+    .optional()
+    .describe('Retry-safe creation: the same key and body return the first response; another body is a 409.'),
+});
+
+export function paymentsRoutes({ services, requireAuth }: RouteContext): FastifyPluginAsyncZod {
+  return async (app) => {
+    const tags = ['Payments'];
+
+    app.post(
+      '/payments',
+      {
+        preHandler: requireAuth('api_key'),
+        schema: {
+          tags,
+          summary: 'Create a payment; its mode is the API key mode',
+          security: [{ apiKey: [] }],
+          headers: createHeadersSchema,
+          body: createPaymentSchema,
+          response: { 200: paymentSchema, 201: paymentSchema },
+        },
+      },
+      async (request, reply) => {
+        const key = request.headers['idempotency-key'];
+        if (key !== undefined && !idempotencyKeyPattern.test(key)) {
+          throw new AppError(
+            'parameter_invalid',
+            'Idempotency-Key must be 1 to 255 printable ASCII characters.',
+            {
+              param: 'Idempotency-Key',
+            },
+          );
+        }
+        const result = await services.payments.create(principalOf(request), request.body, key);
+        if (result.replayed) reply.header('idempotent-replayed', 'true');
+        return reply.status(result.status).send(result.body);
+      },
+    );
+
+    app.get(
+      '/payments',
+      {
+        preHandler: requireAuth('either'),
+        schema: {
+          tags,
+          summary: 'List payments, newest first, with cursor pagination and filters',
+          security: [{ apiKey: [] }, { bearer: [] }],
+          querystring: listPaymentsQuerySchema,
+          response: { 200: paymentListSchema },
+        },
+      },
+      async (request) => services.payments.list(principalOf(request), request.query),
+    );
+
+    app.get(
+      '/payments/:id',
+      {
+        preHandler: requireAuth('either'),
+        schema: {
+          tags,
+          summary: 'Get a payment',
+          security: [{ apiKey: [] }, { bearer: [] }],
+          params: paymentParamsSchema,
+          response: { 200: paymentSchema },
+        },
+      },
+      async (request) => services.payments.get(principalOf(request), request.params.id),
+    );
+
+    app.get(
+      '/payments/checkout/:payment_id',
+      {
+        schema: {
+          tags: ['Checkout'],
+          summary: 'Public, read-only status of a payment for the hosted checkout (no key)',
+          params: checkoutParamsSchema,
+          response: { 200: checkoutViewSchema },
+        },
+      },
+      async (request, reply) => {
+        reply.header('cache-control', 'no-store');
+        return services.payments.checkoutView(request.params.payment_id);
+      },
+    );
+  };
+}

@@ -1,0 +1,143 @@
+import { z } from 'zod';
+import { uuidPattern } from '../../lib/ids.ts';
+
+export const paymentStatuses = [
+  'pending',
+  'confirming',
+  'completed',
+  'underpaid',
+  'overpaid',
+  'expired',
+] as const;
+export type PaymentStatus = (typeof paymentStatuses)[number];
+
+/** Decimal amounts travel as strings; a JSON number is accepted when it round-trips exactly (see service). */
+const amountInput = z
+  .union([z.string().max(64), z.number()])
+  .describe(
+    'Amount in `currency`, as a decimal string ("19.99"); a JSON number is accepted up to 15 significant digits.',
+  );
+
+const metadataSchema = z
+  .record(z.string(), z.string())
+  .describe('Up to 50 keys (at most 40 characters each) with string values of at most 500 characters.');
+
+export const createPaymentSchema = z.strictObject({
+  amount: amountInput,
+  currency: z.string().min(1).max(12).describe('A fiat code (USD, EUR, …) or an asset code (BTC, USDC, …).'),
+  chain: z
+    .string()
+    .min(1)
+    .max(32)
+    .describe('Chain id from GET /v1/chains, e.g. `ethereum`, `bitcoin`, `solana`.'),
+  asset: z
+    .string()
+    .min(1)
+    .max(12)
+    .optional()
+    .describe("The asset the payer sends; defaults to the chain's native coin."),
+  order_id: z.string().min(1).max(200).optional(),
+  metadata: z
+    .record(z.string().min(1).max(40), z.string().max(500))
+    .refine((value) => Object.keys(value).length <= 50, 'at most 50 keys')
+    .optional()
+    .describe('Up to 50 keys (at most 40 characters each) with string values of at most 500 characters.'),
+  expires_in: z
+    .number()
+    .int()
+    .optional()
+    .describe(
+      'Seconds until the payment window closes: 60 to 604800; default 1800 (or the merchant setting).',
+    ),
+  redirect_url: z
+    .string()
+    .max(2048)
+    .optional()
+    .describe('Where the checkout sends the payer after completion.'),
+});
+export type CreatePaymentInput = z.infer<typeof createPaymentSchema>;
+
+export const confirmationsSchema = z.object({ seen: z.number().int(), required: z.number().int() });
+
+export const paymentSchema = z
+  .object({
+    payment_id: z.string().describe('UUID (v7: sorts by creation time).'),
+    status: z.enum(paymentStatuses),
+    amount: z.string().describe('Exact decimal amount in `currency`.'),
+    currency: z.string(),
+    chain: z.string(),
+    asset: z.string(),
+    address: z.string().describe('The deposit address of this payment alone.'),
+    expected_amount_native: z
+      .string()
+      .describe('Decimal amount of `asset` to send, rounded up to its decimals.'),
+    received_amount_native: z.string(),
+    remaining_amount_native: z.string(),
+    tx_hash: z.string().nullable().describe('Hash of the latest deposit, null before any.'),
+    rate: z
+      .object({ value: z.string(), source: z.string() })
+      .describe('`currency` per one `asset`, locked at creation.'),
+    confirmations: confirmationsSchema,
+    is_test: z.boolean(),
+    order_id: z.string().nullable(),
+    metadata: metadataSchema,
+    redirect_url: z.string().nullable(),
+    checkout_url: z.string(),
+    payment_uri: z.string(),
+    created_at: z.iso.datetime(),
+    expires_at: z.iso.datetime(),
+  })
+  .meta({ id: 'Payment' });
+export type PaymentView = z.infer<typeof paymentSchema>;
+
+export const paymentListSchema = z
+  .object({ data: z.array(paymentSchema), has_more: z.boolean(), next_cursor: z.string().nullable() })
+  .meta({ id: 'PaymentList' });
+
+const booleanQuery = z.enum(['true', 'false']).transform((value) => value === 'true');
+
+export const listPaymentsQuerySchema = z.strictObject({
+  limit: z.coerce.number().int().min(1).max(100).default(20),
+  starting_after: z
+    .string()
+    .regex(uuidPattern, 'must be a payment_id')
+    .optional()
+    .describe('Cursor: next_cursor of the previous page.'),
+  status: z.enum(paymentStatuses).optional(),
+  order_id: z.string().max(200).optional(),
+  created_gte: z.iso.datetime().optional(),
+  created_lt: z.iso.datetime().optional(),
+  is_test: booleanQuery.optional().describe('With a dashboard token: only this mode.'),
+});
+
+export const paymentParamsSchema = z.object({
+  id: z.string().regex(uuidPattern, 'must be a payment_id (UUID)'),
+});
+
+export const checkoutParamsSchema = z.object({
+  payment_id: z.string().regex(uuidPattern, 'must be a payment_id (UUID)'),
+});
+
+export const checkoutViewSchema = z
+  .object({
+    payment_id: z.string(),
+    status: z.enum(paymentStatuses),
+    amount: z.string(),
+    currency: z.string(),
+    chain: z.string(),
+    chain_name: z.string(),
+    network: z.string().describe('The network to send on, named plainly (e.g. "Ethereum Sepolia testnet").'),
+    asset: z.string(),
+    asset_decimals: z.number().int(),
+    address: z.string(),
+    expected_amount_native: z.string(),
+    received_amount_native: z.string(),
+    remaining_amount_native: z.string(),
+    payment_uri: z.string(),
+    expires_at: z.iso.datetime(),
+    confirmations: confirmationsSchema,
+    is_test: z.boolean(),
+    redirect_url: z.string().nullable(),
+  })
+  .meta({ id: 'CheckoutView' });
+export type CheckoutView = z.infer<typeof checkoutViewSchema>;
