@@ -4,6 +4,7 @@ import { join, resolve } from 'node:path';
 import { generateMnemonic, validateMnemonic } from '@scure/bip39';
 import { wordlist } from '@scure/bip39/wordlists/english.js';
 import { z } from 'zod';
+import { parseSourceList, parseTestRates, type RatesConfig } from './modules/rates/settings.ts';
 
 /**
  * The whole environment of the program, checked once at boot. A bad value stops the program with a message naming
@@ -44,6 +45,41 @@ export const envSchema = z.object({
   /** BIP-39 seed of test-mode deposit addresses; generated on the embedded default. */
   SVC_TEST_MNEMONIC: mnemonic.optional(),
   SVC_JWT_TTL_SECONDS: positiveInt.default(12 * 3600),
+  /** Test-mode prices in USD per unit, over the defaults: `BTC=60000,ETH=3000,EUR=1.08`. */
+  SVC_TEST_RATES: z
+    .string()
+    .optional()
+    .transform((value, context) => {
+      try {
+        return parseTestRates(value);
+      } catch (error) {
+        context.addIssue({ code: 'custom', message: error instanceof Error ? error.message : String(error) });
+        return z.NEVER;
+      }
+    }),
+  /** Public price feeds live mode takes the median of. */
+  SVC_RATES_SOURCES: z
+    .string()
+    .default('coinbase,kraken,coingecko')
+    .transform((value, context) => {
+      try {
+        return parseSourceList(value);
+      } catch (error) {
+        context.addIssue({ code: 'custom', message: error instanceof Error ? error.message : String(error) });
+        return z.NEVER;
+      }
+    }),
+  SVC_RATES_COINBASE_URL: z.url().default('https://api.coinbase.com'),
+  SVC_RATES_KRAKEN_URL: z.url().default('https://api.kraken.com'),
+  SVC_RATES_COINGECKO_URL: z.url().default('https://api.coingecko.com/api/v3'),
+  /** Optional CoinGecko demo API key (the keyless API allows only a few calls a minute). */
+  SVC_RATES_COINGECKO_API_KEY: z.string().optional(),
+  /** How long a fetched price is reused. */
+  SVC_RATES_CACHE_SECONDS: positiveInt.max(3600).default(30),
+  /** When every source fails, a cached price up to this old is still used; 0 never. */
+  SVC_RATES_MAX_STALE_SECONDS: nonNegativeInt.max(86_400).default(300),
+  /** Bound on each request to a price source. */
+  SVC_RATES_TIMEOUT_MS: positiveInt.max(60_000).default(5000),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   /** Requests per minute per API key (or per dashboard session); 0 turns the limit off. */
   SVC_RATE_LIMIT_PER_KEY: nonNegativeInt.default(1200),
@@ -66,6 +102,8 @@ export interface Config {
   jwtSecret: Uint8Array;
   liveMnemonic: string | undefined;
   testMnemonic: string;
+  /** Pricing: test rates, live sources and their cache. */
+  rates: RatesConfig;
   jwtTtlSeconds: number;
   logLevel: Env['LOG_LEVEL'];
   rateLimitPerKey: number;
@@ -171,6 +209,17 @@ export function loadConfig(rawEnv: Record<string, string | undefined> = process.
     jwtTtlSeconds: values.SVC_JWT_TTL_SECONDS,
     liveMnemonic: values.SVC_MNEMONIC,
     testMnemonic,
+    rates: {
+      testRates: values.SVC_TEST_RATES,
+      sources: values.SVC_RATES_SOURCES,
+      coinbaseUrl: values.SVC_RATES_COINBASE_URL,
+      krakenUrl: values.SVC_RATES_KRAKEN_URL,
+      coingeckoUrl: values.SVC_RATES_COINGECKO_URL,
+      coingeckoApiKey: values.SVC_RATES_COINGECKO_API_KEY,
+      cacheTtlMs: values.SVC_RATES_CACHE_SECONDS * 1000,
+      maxStaleMs: values.SVC_RATES_MAX_STALE_SECONDS * 1000,
+      timeoutMs: values.SVC_RATES_TIMEOUT_MS,
+    },
     logLevel: values.LOG_LEVEL,
     rateLimitPerKey: values.SVC_RATE_LIMIT_PER_KEY,
     rateLimitPerIp: values.SVC_RATE_LIMIT_PER_IP,
