@@ -1,6 +1,10 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { manualClock } from '../../lib/clock.ts';
+import { AppError } from '../../lib/errors.ts';
 import { fixture, type ReplayServer, startReplayServer } from './fixtures/replay-server.ts';
 import { httpGetText, parseJsonKeepingNumbers, RateSourceError } from './http.ts';
+import { createRatesService } from './service.ts';
+import { defaultTestRates } from './settings.ts';
 import { createCoinbaseSource } from './sources/coinbase.ts';
 import { createCoingeckoSource } from './sources/coingecko.ts';
 import { createKrakenSource } from './sources/kraken.ts';
@@ -283,5 +287,56 @@ describe('CoinGecko source', () => {
     await expectSourceError(source().fetchUsdPrice('BTC'), 'http', 'HTTP 500');
     server.set(btcPath, { hang: true });
     await expectSourceError(source().fetchUsdPrice('BTC'), 'timeout');
+  });
+});
+
+describe('nonsense from a real feed never becomes a rate', () => {
+  const cases: [string, string][] = [
+    ['coinbase/spot-negative.json', 'negative'],
+    ['coinbase/spot-zero.json', 'zero'],
+    ['coinbase/spot-absurd.json', 'absurd'],
+    ['coinbase/spot-not-a-number.json', 'NaN'],
+  ];
+
+  for (const [file, what] of cases) {
+    it(`refuses a ${what} price and prices from the other feed`, async () => {
+      server.set('/v2/prices/BTC-USD/spot', { fixture: file });
+      server.set('/simple/price?ids=bitcoin&vs_currencies=usd&precision=full', {
+        fixture: 'coingecko/simple-price-bitcoin.json',
+      });
+      const warnings: string[] = [];
+      const rates = createRatesService({
+        sources: [
+          createCoinbaseSource({ baseUrl: server.url, timeoutMs: TIMEOUT_MS }),
+          createCoingeckoSource({ baseUrl: server.url, timeoutMs: TIMEOUT_MS }),
+        ],
+        testRates: defaultTestRates,
+        clock: manualClock(),
+        logger: { warn: (details) => warnings.push(String(details.source)) },
+      });
+      expect(await rates.getRate('BTC', 'USD', false)).toMatchObject({
+        rate: '67009.80316357294',
+        source: 'median(coingecko)',
+      });
+      expect(warnings).toEqual(['coinbase']);
+    });
+  }
+
+  it('answers rate_unavailable when every feed answers nonsense', async () => {
+    server.set('/v2/prices/BTC-USD/spot', { fixture: 'coinbase/spot-zero.json' });
+    server.set('/simple/price?ids=bitcoin&vs_currencies=usd&precision=full', {
+      fixture: 'coingecko/simple-price-negative.json',
+    });
+    const rates = createRatesService({
+      sources: [
+        createCoinbaseSource({ baseUrl: server.url, timeoutMs: TIMEOUT_MS }),
+        createCoingeckoSource({ baseUrl: server.url, timeoutMs: TIMEOUT_MS }),
+      ],
+      testRates: defaultTestRates,
+      clock: manualClock(),
+    });
+    const error = await rates.getRate('BTC', 'USD', false).catch((reason: unknown) => reason);
+    expect(error).toBeInstanceOf(AppError);
+    expect((error as AppError).code).toBe('rate_unavailable');
   });
 });
