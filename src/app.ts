@@ -12,6 +12,7 @@ import { createRateLimiter } from './http/rate-limit.ts';
 import { randomToken } from './lib/ids.ts';
 import { accountsRoutes } from './modules/accounts/routes.ts';
 import { keysRoutes } from './modules/keys/routes.ts';
+import { webhookDeliveryRoutes } from './modules/webhooks/delivery-routes.ts';
 import { webhookEndpointRoutes } from './modules/webhooks/routes.ts';
 import type { Services } from './services.ts';
 
@@ -110,6 +111,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       await v1.register(accountsRoutes(context));
       await v1.register(keysRoutes(context));
       await v1.register(webhookEndpointRoutes(context));
+      await v1.register(webhookDeliveryRoutes(context));
     },
     { prefix: '/v1' },
   );

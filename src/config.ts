@@ -4,6 +4,7 @@ import { join, resolve } from 'node:path';
 import { generateMnemonic, validateMnemonic } from '@scure/bip39';
 import { wordlist } from '@scure/bip39/wordlists/english.js';
 import { z } from 'zod';
+import { parseDurationList } from './lib/duration.ts';
 import { parseSourceList, parseTestRates, type RatesConfig } from './modules/rates/settings.ts';
 
 /**
@@ -86,7 +87,17 @@ export const envSchema = z.object({
   /** Requests per minute per client IP; 0 turns the limit off. */
   SVC_RATE_LIMIT_PER_IP: nonNegativeInt.default(1200),
   SVC_TRUST_PROXY: booleanFromEnv.default(false),
-});
+  /** A webhook delivery succeeds only on a 2xx answered within this window. */
+  SVC_WEBHOOK_TIMEOUT_MS: positiveInt.max(60_000).default(5000),
+  /** Delays before delivery attempts 2 to 5, each with a unit: `250ms,1s,1m,2h`. Jitter of ±10% is added. */
+  SVC_WEBHOOK_RETRY_SCHEDULE: z
+    .string()
+    .default('1m,10m,100m,1000m')
+    .transform((value, context) => {
+      try {
+        const delays = parseDurationList(value);
+        if (delays.length === 4) return delays;
+        context.addIssue({ code: 'custom', message: 'must list exactly 4 delays (before attempts 2 to 5)' });
 
 export type Env = z.infer<typeof envSchema>;
 
@@ -109,6 +120,13 @@ export interface Config {
   rateLimitPerKey: number;
   rateLimitPerIp: number;
   trustProxy: boolean;
+  webhookTimeoutMs: number;
+  /** Milliseconds before attempts 2 to 5 of a delivery. */
+  webhookRetryScheduleMs: number[];
+  /** Whether TEST-mode endpoints may target loopback addresses (never live ones, never other private ranges). */
+  allowPrivateWebhookTargets: boolean;
+  webhookConcurrency: number;
+  webhookEndpointConcurrency: number;
   /** Notes for the boot log, e.g. which secrets were generated; never the secrets themselves. */
   notices: string[];
 }
@@ -224,6 +242,11 @@ export function loadConfig(rawEnv: Record<string, string | undefined> = process.
     rateLimitPerKey: values.SVC_RATE_LIMIT_PER_KEY,
     rateLimitPerIp: values.SVC_RATE_LIMIT_PER_IP,
     trustProxy: values.SVC_TRUST_PROXY,
+    webhookTimeoutMs: values.SVC_WEBHOOK_TIMEOUT_MS,
+    webhookRetryScheduleMs: values.SVC_WEBHOOK_RETRY_SCHEDULE,
+    allowPrivateWebhookTargets: values.SVC_ALLOW_PRIVATE_WEBHOOK_TARGETS ?? values.DATABASE_URL === undefined,
+    webhookConcurrency: values.SVC_WEBHOOK_CONCURRENCY,
+    webhookEndpointConcurrency: values.SVC_WEBHOOK_ENDPOINT_CONCURRENCY,
     notices,
   };
 }

@@ -4,6 +4,7 @@ import { ConfigError, loadConfig } from './config.ts';
 import { openDatabase } from './db/client.ts';
 import { migrateDatabase } from './db/migrate.ts';
 import { systemClock } from './lib/clock.ts';
+import { createConfiguredDeliveryWorker } from './modules/webhooks/jobs.ts';
 import { buildServices } from './services.ts';
 
 const roles = ['serve', 'api', 'worker', 'migrate'] as const;
@@ -63,9 +64,24 @@ async function main(argv: string[]): Promise<void> {
   const clock = systemClock;
   const services = buildServices({ config, database, clock });
   const stops: Array<() => Promise<void>> = [];
+  const readinessChecks: Array<() => Promise<string | null>> = [];
+
+  if (role === 'serve' || role === 'worker') {
+    const deliveryWorker = createConfiguredDeliveryWorker({
+      config,
+      database,
+      clock,
+      signingSecrets: services.webhookEndpoints.signingSecrets,
+      logger: logger.child({ worker: 'webhooks' }),
+    });
+    await deliveryWorker.start();
+    readinessChecks.push(() => deliveryWorker.readiness());
+    stops.push(() => deliveryWorker.stop());
+    logger.info('webhook delivery worker started');
+  }
 
   if (role === 'serve' || role === 'api') {
-    const app = await buildApp({ config, database, services, logger });
+    const app = await buildApp({ config, database, services, logger, readinessChecks });
     await app.listen({ port: config.port, host: config.host });
     logger.info({ url: config.publicUrl, docs: `${config.publicUrl}/docs` }, `svc ${role} listening`);
     stops.push(() => app.close());

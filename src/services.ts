@@ -5,8 +5,11 @@ import { createAccountsRepo } from './modules/accounts/repo.ts';
 import { createAccountsService } from './modules/accounts/service.ts';
 import { createKeysRepo } from './modules/keys/repo.ts';
 import { createKeysService } from './modules/keys/service.ts';
+import { createEventsService } from './modules/webhooks/events.ts';
+import { eventsRepo } from './modules/webhooks/events-repo.ts';
 import { createWebhookEndpointsRepo } from './modules/webhooks/repo.ts';
 import { createWebhookEndpointsService, type EndpointUrlCheck } from './modules/webhooks/service.ts';
+import { createSsrfGuard } from './modules/webhooks/ssrf.ts';
 
 export interface ServiceDeps {
   config: Config;
@@ -30,9 +33,12 @@ export function buildServices({ config, database, clock, checkWebhookUrl }: Serv
     repo: createWebhookEndpointsRepo(db),
     clock,
     masterKey: config.masterKey,
-    checkUrl: checkWebhookUrl ?? (async () => {}),
+    checkUrl:
+      checkWebhookUrl ??
+      createSsrfGuard({ allowLoopbackForTest: config.allowPrivateWebhookTargets }).checkUrl,
   });
-  return { accounts, keys, webhookEndpoints };
+  const events = createEventsService({ db, repo: eventsRepo, clock, endpoints: webhookEndpoints });
+  return { accounts, keys, webhookEndpoints, events };
 }
 
 export type Services = ReturnType<typeof buildServices>;

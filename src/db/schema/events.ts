@@ -1,0 +1,28 @@
+import { boolean, index, pgTable, text, timestamp } from 'drizzle-orm/pg-core';
+import { merchants } from './merchants.ts';
+
+/**
+ * The outbox: one row per event, written in the same transaction as the change it reports. `body` is the exact
+ * JSON text every delivery of the event sends, so each attempt carries identical bytes.
+ */
+export const events = pgTable(
+  'events',
+  {
+    id: text('id').primaryKey(),
+    merchantId: text('merchant_id')
+      .notNull()
+      .references(() => merchants.id),
+    isTest: boolean('is_test').notNull(),
+    type: text('type').notNull(),
+    paymentId: text('payment_id').notNull(),
+    body: text('body').notNull(),
+    /** A signed sample sent by `POST /v1/webhooks/{id}/test`; not listed among the merchant's events. */
+    sample: boolean('sample').notNull().default(false),
+    occurredAt: timestamp('occurred_at', { withTimezone: true, mode: 'date' }).notNull(),
+    createdAt: timestamp('created_at', { withTimezone: true, mode: 'date' }).notNull(),
+  },
+  (table) => [
+    index('events_merchant_idx').on(table.merchantId, table.isTest, table.createdAt, table.id),
+    index('events_payment_idx').on(table.merchantId, table.paymentId),
+  ],
+);

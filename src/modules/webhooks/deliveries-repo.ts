@@ -1,0 +1,237 @@
+import { sql } from 'drizzle-orm';
+import { type Db, queryRows } from '../../db/client.ts';
+
+/** A delivery a worker has claimed, with what it needs to send it. */
+export interface ClaimedDelivery {
+  id: string;
+  eventId: string;
+  endpointId: string;
+  isTest: boolean;
+  /** `pending` when it is to be sent now; `canceled` or `failed` when the claim closed it instead. */
+  status: string;
+  /** The number of this attempt (1-based). */
+  attempt: number;
+  /** The lease token of a previous claim whose worker never reported back, if any. */
+  lostToken: string | null;
+  lostLeaseUntil: Date | null;
+  url: string;
+  secretSealed: string;
+  previousSecretSealed: string | null;
+  previousSecretExpiresAt: Date | null;
+  body: string;
+}
+
+export interface AttemptRecord {
+  id: string;
+  deliveryId: string;
+  attempt: number;
+  startedAt: Date;
+  durationMs: number;
+  statusCode: number | null;
+  success: boolean;
+  responseBody: string | null;
+  error: string | null;
+}
+
+export interface DeliveryOutcome {
+  id: string;
+  leaseToken: string;
+  status: 'pending' | 'succeeded' | 'failed';
+  /** When the next attempt is due; only for `pending`. */
+  nextAttemptAt: Date | null;
+  attemptedAt: Date;
+  statusCode: number | null;
+  error: string | null;
+}
+
+interface ClaimRow {
+  id: string;
+  event_id: string;
+  endpoint_id: string;
+  is_test: boolean;
+  status: string;
+  attempt_count: number;
+  lost_token: string | null;
+  lost_lease_until: string | Date | null;
+  url: string;
+  secret_sealed: string;
+  previous_secret_sealed: string | null;
+  previous_secret_expires_at: string | Date | null;
+  body: string;
+}
+
+const toDate = (value: string | Date | null): Date | null =>
+  value === null ? null : value instanceof Date ? value : new Date(value);
+
+const iso = (date: Date) => date.toISOString();
+
+/** The SQL of the delivery worker: claim with a lease, record outcomes, give back unstarted claims. */
+export const deliveriesRepo = {
+  /**
+   * Claims up to `limit` due deliveries under a fresh lease, at most `perEndpoint` of any one endpoint and none of
+   * the `skipEndpoints` (already busy in this worker). `FOR UPDATE SKIP LOCKED` lets any number of workers claim
+   * at once without waiting for or double-claiming each other's rows; the claim moves `next_attempt_at` to the end
+   * of the lease, so if this worker dies the rows come due again then. Deliveries of an endpoint that was disabled
+   * or deleted are closed as `canceled` instead, and ones that already used every attempt (their last worker died
+   * mid-attempt) as `failed`.
+   */
+  async claim(
+    db: Db,
+    input: {
+      now: Date;
+      leaseUntil: Date;
+      token: string;
+      limit: number;
+      perEndpoint: number;
+      skipEndpoints: string[];
+      maxAttempts: number;
+    },
+  ): Promise<ClaimedDelivery[]> {
+    const skip =
+      input.skipEndpoints.length === 0
+        ? sql``
+        : sql`and d.endpoint_id not in (select jsonb_array_elements_text(${JSON.stringify(input.skipEndpoints)}::jsonb))`;
+    const now = iso(input.now);
+    const rows = await queryRows<ClaimRow>(
+      db,
+      sql`
+      with due as (
+        select d.id, d.endpoint_id, d.next_attempt_at, d.lease_token
+        from webhook_deliveries d
+        where d.status = 'pending' and d.next_attempt_at <= ${now}::timestamptz ${skip}
+        order by d.next_attempt_at
+        limit ${input.limit * 4}
+        for update skip locked
+      ),
+      picked as (
+        select id, next_attempt_at, lease_token
+        from (
+          select due.*, row_number() over (partition by endpoint_id order by next_attempt_at, id) as rank
+          from due
+        ) ranked
+        where rank <= ${input.perEndpoint}
+        order by next_attempt_at
+        limit ${input.limit}
+      )
+      update webhook_deliveries d set
+        status = case
+          when not (e.enabled and e.deleted_at is null) then 'canceled'
+          when d.attempt_count >= ${input.maxAttempts} then 'failed'
+          else 'pending' end,
+        attempt_count = case
+          when e.enabled and e.deleted_at is null and d.attempt_count < ${input.maxAttempts}
+          then d.attempt_count + 1 else d.attempt_count end,
+        lease_token = case
+          when e.enabled and e.deleted_at is null and d.attempt_count < ${input.maxAttempts}
+          then ${input.token} else null end,
+        next_attempt_at = case
+          when e.enabled and e.deleted_at is null and d.attempt_count < ${input.maxAttempts}
+          then ${iso(input.leaseUntil)}::timestamptz else d.next_attempt_at end,
+        completed_at = case
+          when e.enabled and e.deleted_at is null and d.attempt_count < ${input.maxAttempts}
+          then null else ${now}::timestamptz end,
+        last_error = case
+          when not (e.enabled and e.deleted_at is null) then 'The endpoint was disabled or deleted.'
+          when d.attempt_count >= ${input.maxAttempts}
+          then 'The worker sending the last attempt stopped before it finished.'
+          else d.last_error end,
+        updated_at = ${now}::timestamptz
+      from picked, webhook_endpoints e, events ev
+      where d.id = picked.id and e.id = d.endpoint_id and ev.id = d.event_id
+      returning d.id, d.event_id, d.endpoint_id, d.is_test, d.status, d.attempt_count,
+        picked.lease_token as lost_token, picked.next_attempt_at as lost_lease_until,
+        e.url, e.secret_sealed, e.previous_secret_sealed, e.previous_secret_expires_at, ev.body`,
+    );
+    return rows.map((row) => ({
+      id: row.id,
+      eventId: row.event_id,
+      endpointId: row.endpoint_id,
+      isTest: row.is_test,
+      status: row.status,
+      attempt: Number(row.attempt_count),
+      lostToken: row.lost_token,
+      lostLeaseUntil: row.lost_token === null ? null : toDate(row.lost_lease_until),
+      url: row.url,
+      secretSealed: row.secret_sealed,
+      previousSecretSealed: row.previous_secret_sealed,
+      previousSecretExpiresAt: toDate(row.previous_secret_expires_at),
+      body: row.body,
+    }));
+  },
+
+  /**
+   * Writes attempts and outcomes in one statement. An outcome changes its delivery only while the delivery still
+   * carries the lease it was sent under, so a worker that lost its lease cannot overwrite a newer claim.
+   */
+  async record(db: Db, attempts: AttemptRecord[], outcomes: DeliveryOutcome[]): Promise<void> {
+    const attemptJson = JSON.stringify(
+      attempts.map((a) => ({
+        id: a.id,
+        delivery_id: a.deliveryId,
+        attempt: a.attempt,
+        started_at: iso(a.startedAt),
+        duration_ms: Math.max(0, Math.round(a.durationMs)),
+        status_code: a.statusCode,
+        success: a.success,
+        response_body: a.responseBody,
+        error: a.error,
+      })),
+    );
+    const outcomeJson = JSON.stringify(
+      outcomes.map((o) => ({
+        id: o.id,
+        token: o.leaseToken,
+        status: o.status,
+        next_at: o.nextAttemptAt === null ? null : iso(o.nextAttemptAt),
+        attempted_at: iso(o.attemptedAt),
+        status_code: o.statusCode,
+        error: o.error,
+      })),
+    );
+    await db.execute(sql`
+      with inserted as (
+        insert into webhook_attempts
+          (id, delivery_id, attempt, started_at, duration_ms, status_code, success, response_body, error)
+        select id, delivery_id, attempt, started_at, duration_ms, status_code, success, response_body, error
+        from jsonb_to_recordset(${attemptJson}::jsonb) as a(
+          id text, delivery_id text, attempt int, started_at timestamptz, duration_ms int, status_code int,
+          success boolean, response_body text, error text)
+        returning 1
+      )
+      update webhook_deliveries d set
+        status = o.status,
+        next_attempt_at = coalesce(o.next_at, d.next_attempt_at),
+        lease_token = null,
+        last_attempt_at = o.attempted_at,
+        last_status_code = o.status_code,
+        last_error = o.error,
+        completed_at = case when o.status = 'pending' then null else o.attempted_at end,
+        updated_at = o.attempted_at
+      from jsonb_to_recordset(${outcomeJson}::jsonb) as o(
+        id text, token text, status text, next_at timestamptz, attempted_at timestamptz, status_code int,
+        error text)
+      where d.id = o.id and d.lease_token = o.token`);
+  },
+
+  /** Gives back claims that were never started (a worker stopping): due at once, the attempt not counted. */
+  async release(db: Db, claims: Array<{ id: string; leaseToken: string }>, now: Date): Promise<void> {
+    if (claims.length === 0) return;
+    await db.execute(sql`
+      update webhook_deliveries d set
+        attempt_count = d.attempt_count - 1, lease_token = null, next_attempt_at = ${iso(now)}::timestamptz,
+        updated_at = ${iso(now)}::timestamptz
+      from jsonb_to_recordset(${JSON.stringify(claims)}::jsonb) as c(id text, "leaseToken" text)
+      where d.id = c.id and d.lease_token = c."leaseToken"`);
+  },
+
+  /** When the earliest pending delivery comes due, if any. */
+  async nextDue(db: Db): Promise<Date | null> {
+    const [row] = await queryRows<{ at: string | Date | null }>(
+      db,
+      sql`select min(next_attempt_at) as at from webhook_deliveries where status = 'pending'`,
+    );
+    return toDate(row?.at ?? null);
+  },
+};
+
+export type DeliveriesRepo = typeof deliveriesRepo;

@@ -1,0 +1,123 @@
+import { z } from 'zod';
+import { paymentEventTypes } from './payload.ts';
+
+export const eventPayloadSchema = z
+  .object({
+    event: z.enum(paymentEventTypes),
+    payment_id: z.string(),
+    status: z.string(),
+    amount: z.number().describe('Decimal amount in the payment currency (a JSON number, written exactly).'),
+    currency: z.string(),
+    chain: z.string(),
+    tx_hash: z.string().nullable(),
+    received_amount_native: z.string(),
+    expected_amount_native: z.string(),
+    is_test: z.boolean(),
+    timestamp: z.iso.datetime(),
+  })
+  .meta({ id: 'WebhookPayload', description: 'The exact JSON body every delivery of the event sends.' });
+
+export const eventSchema = z
+  .object({
+    id: z
+      .string()
+      .describe('Event id, prefixed `evt_`; also the `webhook-id` and `X-Service-Event-Id` of deliveries.'),
+    type: z.string(),
+    is_test: z.boolean(),
+    payment_id: z.string(),
+    sample: z.boolean().describe('True for the signed samples of `POST /webhooks/{id}/test`.'),
+    created_at: z.iso.datetime(),
+    payload: eventPayloadSchema,
+  })
+  .meta({ id: 'Event' });
+
+export const eventListSchema = z
+  .object({ data: z.array(eventSchema), has_more: z.boolean() })
+  .meta({ id: 'EventList' });
+
+export const attemptSchema = z
+  .object({
+    attempt: z.number().int(),
+    started_at: z.iso.datetime(),
+    duration_ms: z.number().int(),
+    status_code: z.number().int().nullable(),
+    success: z.boolean(),
+    response_body: z.string().nullable().describe('The first 2 KB of the response body.'),
+    error: z.string().nullable(),
+  })
+  .meta({ id: 'WebhookAttempt' });
+
+export const deliveryStatuses = ['pending', 'succeeded', 'failed', 'canceled'] as const;
+
+export const deliverySchema = z
+  .object({
+    id: z.string().describe('Delivery id, prefixed `del_`.'),
+    event_id: z.string(),
+    event_type: z.string(),
+    endpoint_id: z.string(),
+    is_test: z.boolean(),
+    status: z
+      .enum(deliveryStatuses)
+      .describe('`canceled`: the endpoint was disabled or deleted before the delivery was sent.'),
+    attempt_count: z.number().int(),
+    next_attempt_at: z.iso.datetime().nullable(),
+    last_status_code: z.number().int().nullable(),
+    last_error: z.string().nullable(),
+    redelivery_of: z.string().nullable(),
+    created_at: z.iso.datetime(),
+    completed_at: z.iso.datetime().nullable(),
+    attempts: z.array(attemptSchema),
+  })
+  .meta({ id: 'WebhookDelivery' });
+
+export const deliveryListSchema = z
+  .object({ data: z.array(deliverySchema), has_more: z.boolean() })
+  .meta({ id: 'WebhookDeliveryList' });
+
+const limit = z.coerce.number().int().min(1).max(100).default(20);
+const booleanQuery = z.enum(['true', 'false']).transform((value) => value === 'true');
+
+export const listEventsQuerySchema = z.strictObject({
+  limit,
+  starting_after: z.string().max(64).optional().describe('An event id: list the events older than it.'),
+  type: z.enum(paymentEventTypes).optional(),
+  payment_id: z.string().max(64).optional(),
+  is_test: booleanQuery
+    .optional()
+    .describe('With a dashboard token: only this mode. A key always sees its own.'),
+});
+
+export const listDeliveriesQuerySchema = z.strictObject({
+  limit,
+  starting_after: z.string().max(64).optional().describe('A delivery id: list the deliveries older than it.'),
+  status: z.enum(deliveryStatuses).optional(),
+});
+
+export const idParamsSchema = z.object({ id: z.string().max(64) });
+
+export const redeliverFailedSchema = z.strictObject({
+  since: z.iso
+    .datetime({ offset: true })
+    .describe('Redeliver failed deliveries created at or after this time.'),
+  until: z.iso.datetime({ offset: true }).optional().describe('… and before this time (default: now).'),
+});
+
+export const redeliverFailedResultSchema = z
+  .object({ redelivered: z.number().int(), delivery_ids: z.array(z.string()) })
+  .meta({ id: 'RedeliverFailedResult' });
+
+export const testEventSchema = z
+  .strictObject({
+    event: z
+      .enum(paymentEventTypes)
+      .optional()
+      .describe('The event type of the sample (default payment.confirmed).'),
+  })
+  .nullish();
+
+export const testDeliverySchema = z
+  .object({ event: eventSchema, delivery: deliverySchema })
+  .meta({ id: 'WebhookTestDelivery' });
+
+export type EventView = z.infer<typeof eventSchema>;
+export type DeliveryView = z.infer<typeof deliverySchema>;

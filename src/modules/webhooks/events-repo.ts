@@ -1,0 +1,243 @@
+import { and, asc, desc, eq, inArray, isNull, lt, or, type SQL, sql } from 'drizzle-orm';
+import type { AnyPgColumn } from 'drizzle-orm/pg-core';
+import type { Db } from '../../db/client.ts';
+import { events, webhookAttempts, webhookDeliveries, webhookEndpoints } from '../../db/schema/index.ts';
+
+export type EventRow = typeof events.$inferSelect;
+export type DeliveryRow = typeof webhookDeliveries.$inferSelect;
+export type AttemptRow = typeof webhookAttempts.$inferSelect;
+
+/** Workers LISTEN here; a NOTIFY inside a transaction reaches them only when it commits. */
+export const DELIVERY_CHANNEL = 'svc_webhook_deliveries';
+
+export interface PageQuery {
+  limit: number;
+  /** Rows strictly older (by creation, then id) than this one. */
+  after?: { createdAt: Date; id: string } | undefined;
+}
+
+function olderThan(
+  columns: { createdAt: AnyPgColumn; id: AnyPgColumn },
+  after: PageQuery['after'],
+): SQL | undefined {
+  if (after === undefined) return undefined;
+  return or(
+    lt(columns.createdAt, after.createdAt),
+    and(eq(columns.createdAt, after.createdAt), lt(columns.id, after.id)),
+  );
+}
+
+/** All SQL of events (the outbox), deliveries and attempts as the API sees them. Every method takes its Db. */
+export const eventsRepo = {
+  async insertEvent(db: Db, row: EventRow): Promise<void> {
+    await db.insert(events).values(row);
+  },
+
+  /** Ids of the endpoints that receive a merchant's events of one mode: enabled and not deleted. */
+  async receivingEndpointIds(db: Db, merchantId: string, isTest: boolean): Promise<string[]> {
+    const rows = await db
+      .select({ id: webhookEndpoints.id })
+      .from(webhookEndpoints)
+      .where(
+        and(
+          eq(webhookEndpoints.merchantId, merchantId),
+          eq(webhookEndpoints.isTest, isTest),
+          eq(webhookEndpoints.enabled, true),
+          isNull(webhookEndpoints.deletedAt),
+        ),
+      );
+    return rows.map((row) => row.id);
+  },
+
+  async insertDeliveries(db: Db, rows: DeliveryRow[]): Promise<void> {
+    if (rows.length === 0) return;
+    await db.insert(webhookDeliveries).values(rows);
+  },
+
+  /** Wakes the delivery workers once the surrounding transaction commits. */
+  async notifyWorkers(db: Db): Promise<void> {
+    await db.execute(sql`select pg_notify(${DELIVERY_CHANNEL}, '')`);
+  },
+
+  async findEvent(
+    db: Db,
+    merchantId: string,
+    isTest: boolean | undefined,
+    id: string,
+  ): Promise<EventRow | undefined> {
+    const [row] = await db
+      .select()
+      .from(events)
+      .where(
+        and(
+          eq(events.id, id),
+          eq(events.merchantId, merchantId),
+          isTest === undefined ? undefined : eq(events.isTest, isTest),
+        ),
+      )
+      .limit(1);
+    return row;
+  },
+
+  async listEvents(
+    db: Db,
+    filter: {
+      merchantId: string;
+      isTest: boolean | undefined;
+      type?: string | undefined;
+      paymentId?: string | undefined;
+    },
+    page: PageQuery,
+  ): Promise<EventRow[]> {
+    return db
+      .select()
+      .from(events)
+      .where(
+        and(
+          eq(events.merchantId, filter.merchantId),
+          filter.isTest === undefined ? undefined : eq(events.isTest, filter.isTest),
+          eq(events.sample, false),
+          filter.type === undefined ? undefined : eq(events.type, filter.type),
+          filter.paymentId === undefined ? undefined : eq(events.paymentId, filter.paymentId),
+          olderThan(events, page.after),
+        ),
+      )
+      .orderBy(desc(events.createdAt), desc(events.id))
+      .limit(page.limit);
+  },
+
+  async findDelivery(
+    db: Db,
+    merchantId: string,
+    isTest: boolean | undefined,
+    id: string,
+  ): Promise<DeliveryRow | undefined> {
+    const [row] = await db
+      .select()
+      .from(webhookDeliveries)
+      .where(
+        and(
+          eq(webhookDeliveries.id, id),
+          eq(webhookDeliveries.merchantId, merchantId),
+          isTest === undefined ? undefined : eq(webhookDeliveries.isTest, isTest),
+        ),
+      )
+      .limit(1);
+    return row;
+  },
+
+  /** The deliveries of one endpoint, newest first, each with its event's type. */
+  async listDeliveries(
+    db: Db,
+    endpointId: string,
+    status: string | undefined,
+    page: PageQuery,
+  ): Promise<Array<DeliveryRow & { eventType: string }>> {
+    const rows = await db
+      .select({ delivery: webhookDeliveries, eventType: events.type })
+      .from(webhookDeliveries)
+      .innerJoin(events, eq(events.id, webhookDeliveries.eventId))
+      .where(
+        and(
+          eq(webhookDeliveries.endpointId, endpointId),
+          status === undefined ? undefined : eq(webhookDeliveries.status, status),
+          olderThan(webhookDeliveries, page.after),
+        ),
+      )
+      .orderBy(desc(webhookDeliveries.createdAt), desc(webhookDeliveries.id))
+      .limit(page.limit);
+    return rows.map((row) => ({ ...row.delivery, eventType: row.eventType }));
+  },
+
+  async eventTypes(db: Db, eventIds: string[]): Promise<Map<string, string>> {
+    if (eventIds.length === 0) return new Map();
+    const rows = await db
+      .select({ id: events.id, type: events.type })
+      .from(events)
+      .where(inArray(events.id, eventIds));
+    return new Map(rows.map((row) => [row.id, row.type]));
+  },
+
+  async attemptsOf(db: Db, deliveryIds: string[]): Promise<AttemptRow[]> {
+    if (deliveryIds.length === 0) return [];
+    return db
+      .select()
+      .from(webhookAttempts)
+      .where(inArray(webhookAttempts.deliveryId, deliveryIds))
+      .orderBy(asc(webhookAttempts.deliveryId), asc(webhookAttempts.attempt), asc(webhookAttempts.startedAt));
+  },
+
+  /**
+   * A fresh pending delivery (its own attempts) for every failed or canceled delivery of the endpoint created in
+   * [since, until) that has not been redelivered already. Returns the new rows' ids.
+   */
+  async redeliverFailed(
+    db: Db,
+    input: { endpointId: string; since: Date; until: Date; now: Date; newId: () => string; max: number },
+  ): Promise<string[]> {
+    const failed = await db
+      .select({
+        id: webhookDeliveries.id,
+        eventId: webhookDeliveries.eventId,
+        merchantId: webhookDeliveries.merchantId,
+        isTest: webhookDeliveries.isTest,
+      })
+      .from(webhookDeliveries)
+      .where(
+        and(
+          eq(webhookDeliveries.endpointId, input.endpointId),
+          inArray(webhookDeliveries.status, ['failed', 'canceled']),
+          sql`${webhookDeliveries.createdAt} >= ${input.since.toISOString()}::timestamptz`,
+          sql`${webhookDeliveries.createdAt} < ${input.until.toISOString()}::timestamptz`,
+          sql`not exists (select 1 from webhook_deliveries r where r.redelivery_of = ${webhookDeliveries.id})`,
+        ),
+      )
+      .orderBy(asc(webhookDeliveries.createdAt), asc(webhookDeliveries.id))
+      .limit(input.max);
+    const rows = failed.map((row) =>
+      newDeliveryRow({
+        ...row,
+        id: input.newId(),
+        endpointId: input.endpointId,
+        now: input.now,
+        redeliveryOf: row.id,
+      }),
+    );
+    for (let start = 0; start < rows.length; start += 1000) {
+      await db.insert(webhookDeliveries).values(rows.slice(start, start + 1000));
+    }
+    return rows.map((row) => row.id);
+  },
+};
+
+/** A pending delivery, due at once. */
+export function newDeliveryRow(input: {
+  id: string;
+  eventId: string;
+  endpointId: string;
+  merchantId: string;
+  isTest: boolean;
+  now: Date;
+  redeliveryOf?: string | null;
+}): DeliveryRow {
+  return {
+    id: input.id,
+    eventId: input.eventId,
+    endpointId: input.endpointId,
+    merchantId: input.merchantId,
+    isTest: input.isTest,
+    status: 'pending',
+    attemptCount: 0,
+    nextAttemptAt: input.now,
+    leaseToken: null,
+    lastAttemptAt: null,
+    lastStatusCode: null,
+    lastError: null,
+    redeliveryOf: input.redeliveryOf ?? null,
+    createdAt: input.now,
+    updatedAt: input.now,
+    completedAt: null,
+  };
+}
+
+export type EventsRepo = typeof eventsRepo;

@@ -1,0 +1,451 @@
+import { randomBytes } from 'node:crypto';
+import type { PoolClient } from 'pg';
+import type { Logger } from 'pino';
+import type { Config } from '../../config.ts';
+import type { Database } from '../../db/client.ts';
+import type { Clock } from '../../lib/clock.ts';
+import { newId } from '../../lib/ids.ts';
+import {
+  type AttemptRecord,
+  type ClaimedDelivery,
+  type DeliveryOutcome,
+  deliveriesRepo,
+} from './deliveries-repo.ts';
+import { createWebhookSender, type WebhookSender } from './delivery.ts';
+import { DELIVERY_CHANNEL } from './events-repo.ts';
+import { deliveryHeaders } from './signing.ts';
+import { createSsrfGuard, type Resolver } from './ssrf.ts';
+
+/** Seed 6.4 and 8: up to 5 attempts per delivery. */
+export const MAX_ATTEMPTS = 5;
+
+export interface DeliveryWorkerOptions {
+  database: Database;
+  clock: Clock;
+  sender: WebhookSender;
+  /** The secrets that sign for an endpoint now: current first, then the previous one during its overlap. */
+  signingSecrets(row: {
+    secretSealed: string;
+    previousSecretSealed: string | null;
+    previousSecretExpiresAt: Date | null;
+  }): string[];
+  /** Delays before attempts 2 to 5 (`SVC_WEBHOOK_RETRY_SCHEDULE`); each gets ±10% jitter. */
+  retryScheduleMs: readonly number[];
+  timeoutMs: number;
+  /** Deliveries in flight (or claimed and waiting for their endpoint's turn) in this worker. */
+  concurrency: number;
+  /** Deliveries in flight to any one endpoint in this worker. */
+  endpointConcurrency: number;
+  logger?: Logger | undefined;
+  /** How often to look for due work without being told (retries, leases of dead workers). */
+  pollIntervalMs?: number;
+  /** How long a claim holds; defaults to two acknowledgement windows plus 5 s. */
+  leaseMs?: number;
+  random?: () => number;
+}
+
+export interface DeliveryWorkerStats {
+  claimed: number;
+  sent: number;
+  succeeded: number;
+  failed: number;
+  inFlight: number;
+}
+
+export interface DeliveryWorker {
+  start(): Promise<void>;
+  /** Stops claiming, gives back claims not yet started, waits for requests in flight and records them. */
+  stop(): Promise<void>;
+  /** Looks for due work now. */
+  wake(): void;
+  /** Null while healthy, else why not (for `/readyz`). */
+  readiness(): Promise<string | null>;
+  stats(): DeliveryWorkerStats;
+}
+
+interface Job extends ClaimedDelivery {
+  leaseToken: string;
+}
+
+/** The delay before attempt `attempt + 1`, with ±10% jitter so retries of one outage do not arrive in a lump. */
+export function retryDelayMs(schedule: readonly number[], attempt: number, random: () => number): number {
+  const base = schedule[Math.min(attempt, schedule.length) - 1] ?? 0;
+  return Math.round(base * (0.9 + 0.2 * random()));
+}
+
+/**
+ * The delivery worker: claims due deliveries (SKIP LOCKED, with a lease), signs and POSTs them with a cap per
+ * endpoint so one slow endpoint cannot hold up the others, and records every attempt and its outcome in batches.
+ * Workers wake on NOTIFY from committed events, on their own scheduled retries and on a slow poll.
+ */
+export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWorker {
+  const { database, clock, sender, logger } = options;
+  const { db } = database;
+  const pollIntervalMs = options.pollIntervalMs ?? 1000;
+  const leaseMs = options.leaseMs ?? 2 * options.timeoutMs + 5000;
+  const random = options.random ?? Math.random;
+
+  let running = false;
+  let claiming = false;
+  let again = false;
+  let wakeQueued = false;
+  /** More may be due than the last claim took (capacity or per-endpoint caps held some back). */
+  let backlog = false;
+  let pollTimer: NodeJS.Timeout | undefined;
+  let retryTimer: NodeJS.Timeout | undefined;
+  let retryTimerAt = Number.POSITIVE_INFINITY;
+  let lastError: string | null = null;
+  let unlisten: (() => Promise<void>) | undefined;
+
+  /** Claimed and not yet finished, per endpoint: waiting for a slot and in flight. */
+  const waiting = new Map<string, Job[]>();
+  const inFlight = new Map<string, number>();
+  let load = 0;
+  const sends = new Set<Promise<void>>();
+
+  const attemptsToWrite: AttemptRecord[] = [];
+  const outcomesToWrite: DeliveryOutcome[] = [];
+  let flushing: Promise<void> | undefined;
+
+  const stats: DeliveryWorkerStats = { claimed: 0, sent: 0, succeeded: 0, failed: 0, inFlight: 0 };
+
+  function wake(): void {
+    if (!running || wakeQueued) return;
+    wakeQueued = true;
+    setImmediate(() => {
+      wakeQueued = false;
+      void cycle();
+    });
+  }
+
+  function wakeAt(at: number): void {
+    if (!running || at >= retryTimerAt) return;
+    if (retryTimer !== undefined) clearTimeout(retryTimer);
+    retryTimerAt = at;
+    retryTimer = setTimeout(
+      () => {
+        retryTimer = undefined;
+        retryTimerAt = Number.POSITIVE_INFINITY;
+        wake();
+      },
+      Math.max(0, at - clock.now().getTime()),
+    );
+  }
+
+  async function cycle(): Promise<void> {
+    if (!running) return;
+    if (claiming) {
+      again = true;
+      return;
+    }
+    claiming = true;
+    try {
+      backlog = false;
+      for (;;) {
+        const capacity = options.concurrency - load;
+        if (capacity <= 0 || !running) {
+          backlog = true;
+          break;
+        }
+        const busy = [...waiting.keys()].filter(
+          (endpointId) =>
+            (waiting.get(endpointId)?.length ?? 0) + (inFlight.get(endpointId) ?? 0) >=
+            options.endpointConcurrency,
+        );
+        const now = clock.now();
+        const token = randomBytes(12).toString('base64url');
+        const claimed = await deliveriesRepo.claim(db, {
+          now,
+          leaseUntil: new Date(now.getTime() + leaseMs),
+          token,
+          limit: capacity,
+          perEndpoint: options.endpointConcurrency,
+          skipEndpoints: busy,
+          maxAttempts: MAX_ATTEMPTS,
+        });
+        lastError = null;
+        if (busy.length > 0) backlog = true;
+        for (const delivery of claimed) accept({ ...delivery, leaseToken: token });
+        if (claimed.length === 0) break;
+        // Fewer than asked, and no endpoint held back by its cap: the claim saw every due row there is.
+        const perEndpoint = new Map<string, number>();
+        for (const delivery of claimed) {
+          perEndpoint.set(delivery.endpointId, (perEndpoint.get(delivery.endpointId) ?? 0) + 1);
+        }
+        const capped = [...perEndpoint.values()].some((count) => count >= options.endpointConcurrency);
+        if (capped) backlog = true;
+        else if (claimed.length < capacity) break;
+      }
+    } catch (error) {
+      lastError = `webhook worker cannot claim deliveries: ${error instanceof Error ? error.message : String(error)}`;
+      logger?.error({ err: error }, 'webhook claim failed');
+    } finally {
+      claiming = false;
+      if (again) {
+        again = false;
+        wake();
+      }
+    }
+  }
+
+  function accept(job: Job): void {
+    stats.claimed += 1;
+    if (job.lostToken !== null) {
+      // The worker that held the previous attempt stopped before it recorded anything: say so in the log of attempts.
+      const leaseUntil = job.lostLeaseUntil ?? clock.now();
+      attemptsToWrite.push({
+        id: newId('att'),
+        deliveryId: job.id,
+        attempt: job.status === 'pending' ? job.attempt - 1 : job.attempt,
+        startedAt: new Date(leaseUntil.getTime() - leaseMs),
+        durationMs: 0,
+        statusCode: null,
+        success: false,
+        responseBody: null,
+        error: 'The worker sending this attempt stopped before it recorded the outcome.',
+      });
+      flush();
+    }
+    if (job.status !== 'pending') return;
+    const queue = waiting.get(job.endpointId) ?? [];
+    queue.push(job);
+    waiting.set(job.endpointId, queue);
+    load += 1;
+    pump(job.endpointId);
+  }
+
+  function pump(endpointId: string): void {
+    const queue = waiting.get(endpointId);
+    while (
+      queue !== undefined &&
+      queue.length > 0 &&
+      (inFlight.get(endpointId) ?? 0) < options.endpointConcurrency
+    ) {
+      const job = queue.shift() as Job;
+      inFlight.set(endpointId, (inFlight.get(endpointId) ?? 0) + 1);
+      stats.inFlight += 1;
+      const sending = send(job).finally(() => {
+        sends.delete(sending);
+        stats.inFlight -= 1;
+        load -= 1;
+        const left = (inFlight.get(endpointId) ?? 1) - 1;
+        if (left === 0) inFlight.delete(endpointId);
+        else inFlight.set(endpointId, left);
+        pump(endpointId);
+        if (backlog) wake();
+      });
+      sends.add(sending);
+    }
+    if (queue !== undefined && queue.length === 0 && !inFlight.has(endpointId)) waiting.delete(endpointId);
+  }
+
+  async function send(job: Job): Promise<void> {
+    const at = clock.now();
+    let result: Awaited<ReturnType<WebhookSender['send']>>;
+    try {
+      const headers = deliveryHeaders({
+        eventId: job.eventId,
+        body: job.body,
+        secrets: options.signingSecrets(job),
+        at,
+      });
+      result = await sender.send({ url: job.url, isTest: job.isTest, headers, body: job.body });
+    } catch (error) {
+      result = {
+        ok: false,
+        statusCode: null,
+        responseBody: null,
+        error: `could not send: ${error instanceof Error ? error.message : String(error)}`,
+        durationMs: clock.now().getTime() - at.getTime(),
+      };
+    }
+    stats.sent += 1;
+    const finished = clock.now();
+    let status: DeliveryOutcome['status'];
+    let nextAttemptAt: Date | null = null;
+    if (result.ok) {
+      status = 'succeeded';
+      stats.succeeded += 1;
+    } else if (job.attempt >= MAX_ATTEMPTS) {
+      status = 'failed';
+      stats.failed += 1;
+    } else {
+      status = 'pending';
+      nextAttemptAt = new Date(
+        finished.getTime() + retryDelayMs(options.retryScheduleMs, job.attempt, random),
+      );
+    }
+    attemptsToWrite.push({
+      id: newId('att'),
+      deliveryId: job.id,
+      attempt: job.attempt,
+      startedAt: at,
+      durationMs: result.durationMs,
+      statusCode: result.statusCode,
+      success: result.ok,
+      responseBody: result.responseBody,
+      error: result.error,
+    });
+    outcomesToWrite.push({
+      id: job.id,
+      leaseToken: job.leaseToken,
+      status,
+      nextAttemptAt,
+      attemptedAt: at,
+      statusCode: result.statusCode,
+      error: result.error,
+    });
+    flush();
+  }
+
+  /** Writes outcomes in batches: whatever piled up while the previous batch was being written goes next. */
+  function flush(): void {
+    if (flushing !== undefined) return;
+    flushing = (async () => {
+      while (attemptsToWrite.length > 0 || outcomesToWrite.length > 0) {
+        const attempts = attemptsToWrite.splice(0, 1000);
+        const outcomes = outcomesToWrite.splice(0, 1000);
+        try {
+          await deliveriesRepo.record(db, attempts, outcomes);
+          for (const outcome of outcomes) {
+            if (outcome.nextAttemptAt !== null) wakeAt(outcome.nextAttemptAt.getTime());
+          }
+        } catch (error) {
+          logger?.error({ err: error }, 'webhook outcome write failed; retrying');
+          attemptsToWrite.unshift(...attempts);
+          outcomesToWrite.unshift(...outcomes);
+          await new Promise((resolve) => setTimeout(resolve, 500));
+          if (!running && sends.size === 0) {
+            // Stopping with the database gone: the leases run out and another worker sends these again.
+            attemptsToWrite.length = 0;
+            outcomesToWrite.length = 0;
+          }
+        }
+      }
+    })().finally(() => {
+      flushing = undefined;
+    });
+  }
+
+  async function listen(): Promise<void> {
+    if (database.pglite !== undefined) {
+      unlisten = await database.pglite.listen(DELIVERY_CHANNEL, () => wake());
+      return;
+    }
+    const pool = database.pool;
+    if (pool === undefined) return;
+    let client: PoolClient | undefined;
+    let retry: NodeJS.Timeout | undefined;
+    const connect = async (): Promise<void> => {
+      try {
+        const fresh = await pool.connect();
+        client = fresh;
+        fresh.on('notification', () => wake());
+        fresh.on('error', (error) => {
+          logger?.warn({ err: error }, 'webhook LISTEN connection lost; polling until it is back');
+          fresh.release(error);
+          if (client === fresh) client = undefined;
+          if (running) retry = setTimeout(() => void connect(), 1000);
+        });
+        await fresh.query(`listen ${DELIVERY_CHANNEL}`);
+        wake();
+      } catch (error) {
+        logger?.warn({ err: error }, 'webhook LISTEN failed; polling');
+        if (running) retry = setTimeout(() => void connect(), 1000);
+      }
+    };
+    await connect();
+    unlisten = async () => {
+      if (retry !== undefined) clearTimeout(retry);
+      const held = client;
+      client = undefined;
+      if (held === undefined) return;
+      await held.query(`unlisten ${DELIVERY_CHANNEL}`).catch(() => {});
+      held.release();
+    };
+  }
+
+  return {
+    async start() {
+      if (running) return;
+      running = true;
+      await listen();
+      pollTimer = setInterval(() => {
+        wake();
+        void deliveriesRepo
+          .nextDue(db)
+          .then((at) => {
+            if (at !== null) wakeAt(at.getTime());
+          })
+          .catch(() => {});
+      }, pollIntervalMs);
+      wake();
+    },
+
+    async stop() {
+      if (!running) return;
+      running = false;
+      if (pollTimer !== undefined) clearInterval(pollTimer);
+      if (retryTimer !== undefined) clearTimeout(retryTimer);
+      retryTimerAt = Number.POSITIVE_INFINITY;
+      await unlisten?.().catch(() => {});
+      // Let a claim in progress finish, then give back what has not started.
+      while (claiming) await new Promise((resolve) => setTimeout(resolve, 5));
+      const unstarted = [...waiting.values()].flat();
+      for (const queue of waiting.values()) queue.length = 0;
+      load -= unstarted.length;
+      await deliveriesRepo
+        .release(
+          db,
+          unstarted.map((job) => ({ id: job.id, leaseToken: job.leaseToken })),
+          clock.now(),
+        )
+        .catch((error: unknown) => logger?.warn({ err: error }, 'could not give back unstarted deliveries'));
+      await Promise.allSettled([...sends]);
+      while (flushing !== undefined) await flushing;
+      await sender.close().catch(() => {});
+    },
+
+    wake,
+
+    async readiness() {
+      if (!running) return 'webhook worker is not running';
+      return lastError;
+    },
+
+    stats: () => ({ ...stats }),
+  };
+}
+
+/** The worker as the program runs it: the SSRF-guarded sender and the limits from the configuration. */
+export function createConfiguredDeliveryWorker(deps: {
+  config: Config;
+  database: Database;
+  clock: Clock;
+  signingSecrets: DeliveryWorkerOptions['signingSecrets'];
+  logger?: Logger | undefined;
+  resolver?: Resolver;
+  pollIntervalMs?: number;
+}): DeliveryWorker {
+  const { config } = deps;
+  const guard = createSsrfGuard({
+    allowLoopbackForTest: config.allowPrivateWebhookTargets,
+    ...(deps.resolver === undefined ? {} : { resolver: deps.resolver }),
+  });
+  return createDeliveryWorker({
+    database: deps.database,
+    clock: deps.clock,
+    sender: createWebhookSender({
+      guard,
+      timeoutMs: config.webhookTimeoutMs,
+      connectionsPerOrigin: config.webhookEndpointConcurrency,
+    }),
+    signingSecrets: deps.signingSecrets,
+    retryScheduleMs: config.webhookRetryScheduleMs,
+    timeoutMs: config.webhookTimeoutMs,
+    concurrency: config.webhookConcurrency,
+    endpointConcurrency: config.webhookEndpointConcurrency,
+    logger: deps.logger,
+    ...(deps.pollIntervalMs === undefined ? {} : { pollIntervalMs: deps.pollIntervalMs }),
+  });
+}

@@ -1,0 +1,81 @@
+import { isPlainDecimal } from '../../lib/money.ts';
+
+/** The events of seed section 6.1, the only values of a payload's `event`. */
+export const paymentEventTypes = [
+  'payment.confirmed',
+  'payment.completed',
+  'payment.expired',
+  'payment.underpaid',
+  'payment.overpaid',
+] as const;
+export type PaymentEventType = (typeof paymentEventTypes)[number];
+
+/** What a payment event says about its payment, as the payments service knows it at the moment of the change. */
+export interface PaymentEventSnapshot {
+  payment_id: string;
+  status: string;
+  /** Decimal string ("19.99"); written into the body as a JSON number literal verbatim, never through a float. */
+  amount: string;
+  currency: string;
+  chain: string;
+  tx_hash: string | null;
+  received_amount_native: string;
+  expected_amount_native: string;
+  is_test: boolean;
+}
+
+export class PayloadError extends Error {}
+
+/**
+ * The exact body of seed 6.3, fields in the seed's order: `event, payment_id, status, amount, currency, chain,
+ * tx_hash, received_amount_native, expected_amount_native, is_test, timestamp`. `amount` is a JSON number written
+ * from its decimal string as is; `timestamp` is ISO 8601 UTC with milliseconds.
+ */
+export function paymentEventBody(type: PaymentEventType, payment: PaymentEventSnapshot, at: Date): string {
+  if (!(paymentEventTypes as readonly string[]).includes(type)) {
+    throw new PayloadError(`Unknown payment event type: ${type}`);
+  }
+  if (!isPlainDecimal(payment.amount))
+    throw new PayloadError(`amount is not a plain decimal: ${payment.amount}`);
+  for (const field of ['received_amount_native', 'expected_amount_native'] as const) {
+    if (!isPlainDecimal(payment[field])) {
+      throw new PayloadError(`${field} is not a plain decimal: ${payment[field]}`);
+    }
+  }
+  if (Number.isNaN(at.getTime())) throw new PayloadError('The event time is not a valid date');
+  const text = JSON.stringify;
+  return (
+    `{"event":${text(type)},"payment_id":${text(payment.payment_id)},"status":${text(payment.status)},` +
+    `"amount":${payment.amount},"currency":${text(payment.currency)},"chain":${text(payment.chain)},` +
+    `"tx_hash":${payment.tx_hash === null ? 'null' : text(payment.tx_hash)},` +
+    `"received_amount_native":${text(payment.received_amount_native)},` +
+    `"expected_amount_native":${text(payment.expected_amount_native)},` +
+    `"is_test":${payment.is_test ? 'true' : 'false'},"timestamp":${text(at.toISOString())}}`
+  );
+}
+
+/** The nil payment id marks the signed samples of `POST /v1/webhooks/{id}/test`. */
+export const SAMPLE_PAYMENT_ID = '00000000-0000-0000-0000-000000000000';
+
+const sampleStatus: Record<PaymentEventType, string> = {
+  'payment.confirmed': 'completed',
+  'payment.completed': 'completed',
+  'payment.expired': 'expired',
+  'payment.underpaid': 'underpaid',
+  'payment.overpaid': 'overpaid',
+};
+
+/** A payment that never existed, for test deliveries. */
+export function samplePayment(type: PaymentEventType, isTest: boolean): PaymentEventSnapshot {
+  return {
+    payment_id: SAMPLE_PAYMENT_ID,
+    status: sampleStatus[type],
+    amount: '19.99',
+    currency: 'USD',
+    chain: 'ethereum',
+    tx_hash: type === 'payment.expired' ? null : `0x${'0'.repeat(64)}`,
+    received_amount_native: type === 'payment.expired' ? '0' : '0.0063',
+    expected_amount_native: '0.0063',
+    is_test: isTest,
+  };
+}

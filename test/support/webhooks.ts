@@ -1,0 +1,144 @@
+import { randomBytes } from 'node:crypto';
+import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
+import pg from 'pg';
+import { type Database, fromPool } from '../../src/db/client.ts';
+import { migrateDatabase } from '../../src/db/migrate.ts';
+import { createTestDatabase } from './harness.ts';
+
+/** One request as a receiver saw it: raw body bytes and headers as sent. */
+export interface ReceivedRequest {
+  method: string;
+  url: string;
+  headers: IncomingHttpHeaders;
+  body: Buffer;
+  at: number;
+}
+
+export type ReceiverAction =
+  | { status: number; body?: string; headers?: Record<string, string>; delayMs?: number }
+  | { reset: true }
+  | { hang: true };
+
+export interface Receiver {
+  url: string;
+  port: number;
+  requests: ReceivedRequest[];
+  /** TCP connections accepted, including ones that never sent a request. */
+  connections: number;
+  close(): Promise<void>;
+}
+
+/** A real HTTP server on 127.0.0.1, port 0, answering each request as `respond` says (200 by default). */
+export async function startReceiver(
+  respond: (request: ReceivedRequest, index: number) => ReceiverAction = () => ({ status: 200 }),
+): Promise<Receiver> {
+  const requests: ReceivedRequest[] = [];
+  const sockets = new Set<Socket>();
+  const hanging = new Set<ServerResponse>();
+  let connections = 0;
+  const server = createServer((req: IncomingMessage, res: ServerResponse) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => {
+      const received: ReceivedRequest = {
+        method: req.method ?? '',
+        url: req.url ?? '',
+        headers: req.headers,
+        body: Buffer.concat(chunks),
+        at: Date.now(),
+      };
+      const index = requests.length;
+      requests.push(received);
+      const action = respond(received, index);
+      if ('reset' in action) {
+        req.socket.destroy();
+        return;
+      }
+      if ('hang' in action) {
+        hanging.add(res);
+        return;
+      }
+      const send = () => {
+        res.writeHead(action.status, { 'content-type': 'text/plain', ...action.headers });
+        res.end(action.body ?? 'ok');
+      };
+      if (action.delayMs === undefined) send();
+      else setTimeout(send, action.delayMs);
+    });
+  });
+  server.on('connection', (socket: Socket) => {
+    connections += 1;
+    sockets.add(socket);
+    socket.on('close', () => sockets.delete(socket));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}/hooks`,
+    port,
+    requests,
+    get connections() {
+      return connections;
+    },
+    close: async () => {
+      for (const socket of sockets) socket.destroy();
+      hanging.clear();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+/** Polls until `check` returns a value other than undefined/false, or fails after `timeoutMs`. */
+export async function waitFor<T>(
+  what: string,
+  check: () => Promise<T | undefined | false> | T | undefined | false,
+  timeoutMs = 10_000,
+): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await check();
+    if (value !== undefined && value !== false) return value;
+    if (Date.now() > deadline) throw new Error(`Timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * A database of its own for tests that run delivery workers: a worker claims every due delivery of its database,
+ * so on a shared PostgreSQL database it would take (and fail to decrypt) other test files' deliveries. On PGlite
+ * every test file has its own copy anyway.
+ */
+export async function createIsolatedDatabase(): Promise<{
+  database: Database;
+  url: string | undefined;
+  drop(): Promise<void>;
+}> {
+  const serverUrl = process.env.DATABASE_URL;
+  if (!serverUrl) {
+    const database = await createTestDatabase();
+    return { database, url: undefined, drop: () => database.close() };
+  }
+  const name = `svc_wh_${Date.now().toString(36)}_${randomBytes(4).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: serverUrl });
+  await admin.connect();
+  await admin.query(`create database ${name}`);
+  await admin.end();
+  const url = new URL(serverUrl);
+  url.pathname = `/${name}`;
+  const database = fromPool(new pg.Pool({ connectionString: url.toString(), max: 10 }));
+  await migrateDatabase(database);
+  return {
+    database,
+    url: url.toString(),
+    drop: async () => {
+      await database.close();
+      const cleanup = new pg.Client({ connectionString: serverUrl });
+      await cleanup.connect();
+      await cleanup.query(`drop database if exists ${name} with (force)`);
+      await cleanup.end();
+    },
+  };
+}
