@@ -116,7 +116,7 @@ describe('creating payments', () => {
     [
       { amount: '1', currency: 'USD', chain: 'ethereum', metadata: { ['k'.repeat(41)]: 'v' } },
       'parameter_invalid',
-      'metadata',
+      `metadata.${'k'.repeat(41)}`,
     ],
     [
       {
