@@ -11,6 +11,7 @@ import { registerOpenApi } from './http/openapi.ts';
 import { createRateLimiter } from './http/rate-limit.ts';
 import { randomToken } from './lib/ids.ts';
 import { accountsRoutes } from './modules/accounts/routes.ts';
+import { chainsRoutes } from './modules/chains/routes.ts';
 import { keysRoutes } from './modules/keys/routes.ts';
 import { webhookDeliveryRoutes } from './modules/webhooks/delivery-routes.ts';
 import { webhookEndpointRoutes } from './modules/webhooks/routes.ts';
@@ -109,6 +110,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(
     async (v1) => {
       await v1.register(accountsRoutes(context));
+      await v1.register(chainsRoutes(context));
       await v1.register(keysRoutes(context));
       await v1.register(webhookEndpointRoutes(context));
       await v1.register(webhookDeliveryRoutes(context));

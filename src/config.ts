@@ -5,6 +5,8 @@ import { generateMnemonic, validateMnemonic } from '@scure/bip39';
 import { wordlist } from '@scure/bip39/wordlists/english.js';
 import { z } from 'zod';
 import { parseDurationList } from './lib/duration.ts';
+import type { ChainId } from './modules/chains/registry.ts';
+import { parseConfirmations } from './modules/chains/settings.ts';
 import { parseSourceList, parseTestRates, type RatesConfig } from './modules/rates/settings.ts';
 
 /**
@@ -87,6 +89,18 @@ export const envSchema = z.object({
   /** Requests per minute per client IP; 0 turns the limit off. */
   SVC_RATE_LIMIT_PER_IP: nonNegativeInt.default(1200),
   SVC_TRUST_PROXY: booleanFromEnv.default(false),
+  /** Required confirmations per chain over the defaults of GET /v1/chains: `ethereum=6,bitcoin=1`. */
+  SVC_CONFIRMATIONS: z
+    .string()
+    .default('')
+    .transform((value, context) => {
+      try {
+        return parseConfirmations(value);
+      } catch (error) {
+        context.addIssue({ code: 'custom', message: error instanceof Error ? error.message : String(error) });
+        return z.NEVER;
+      }
+    }),
   /** A webhook delivery succeeds only on a 2xx answered within this window. */
   SVC_WEBHOOK_TIMEOUT_MS: positiveInt.max(60_000).default(5000),
   /** Delays before delivery attempts 2 to 5, each with a unit: `250ms,1s,1m,2h`. Jitter of ±10% is added. */
@@ -98,6 +112,18 @@ export const envSchema = z.object({
         const delays = parseDurationList(value);
         if (delays.length === 4) return delays;
         context.addIssue({ code: 'custom', message: 'must list exactly 4 delays (before attempts 2 to 5)' });
+      } catch (error) {
+        context.addIssue({ code: 'custom', message: error instanceof Error ? error.message : String(error) });
+      }
+      return z.NEVER;
+    }),
+  /** Lets TEST-mode webhook endpoints target loopback; default true on the embedded database, else false. */
+  SVC_ALLOW_PRIVATE_WEBHOOK_TARGETS: booleanFromEnv.optional(),
+  /** Deliveries one worker process sends at once. */
+  SVC_WEBHOOK_CONCURRENCY: positiveInt.max(10_000).default(100),
+  /** Deliveries one worker process sends at once to any single endpoint. */
+  SVC_WEBHOOK_ENDPOINT_CONCURRENCY: positiveInt.max(1000).default(10),
+});
 
 export type Env = z.infer<typeof envSchema>;
 
@@ -120,6 +146,8 @@ export interface Config {
   rateLimitPerKey: number;
   rateLimitPerIp: number;
   trustProxy: boolean;
+  /** Confirmation overrides per chain (SVC_CONFIRMATIONS); see requiredConfirmations in modules/chains/registry.ts. */
+  confirmations: Partial<Record<ChainId, number>>;
   webhookTimeoutMs: number;
   /** Milliseconds before attempts 2 to 5 of a delivery. */
   webhookRetryScheduleMs: number[];
@@ -210,7 +238,9 @@ export function loadConfig(rawEnv: Record<string, string | undefined> = process.
     if (missing.length > 0) throw new ConfigError(missing);
   }
   if (masterKey === undefined || jwtSecret === undefined || testMnemonic === undefined) {
-    throw new ConfigError(['SVC_MASTER_KEY/SVC_JWT_SECRET/SVC_TEST_MNEMONIC: could not be loaded or generated']);
+    throw new ConfigError([
+      'SVC_MASTER_KEY/SVC_JWT_SECRET/SVC_TEST_MNEMONIC: could not be loaded or generated',
+    ]);
   }
 
   const publicUrl = (values.SVC_PUBLIC_URL ?? `http://${values.HOST}:${values.PORT}`).replace(/\/+$/, '');
@@ -242,6 +272,7 @@ export function loadConfig(rawEnv: Record<string, string | undefined> = process.
     rateLimitPerKey: values.SVC_RATE_LIMIT_PER_KEY,
     rateLimitPerIp: values.SVC_RATE_LIMIT_PER_IP,
     trustProxy: values.SVC_TRUST_PROXY,
+    confirmations: values.SVC_CONFIRMATIONS,
     webhookTimeoutMs: values.SVC_WEBHOOK_TIMEOUT_MS,
     webhookRetryScheduleMs: values.SVC_WEBHOOK_RETRY_SCHEDULE,
     allowPrivateWebhookTargets: values.SVC_ALLOW_PRIVATE_WEBHOOK_TARGETS ?? values.DATABASE_URL === undefined,

@@ -1,0 +1,154 @@
+import { sha256 } from '@noble/hashes/sha2.js';
+import { keccak_256 } from '@noble/hashes/sha3.js';
+import { base58, createBase58check } from '@scure/base';
+import { Address as BtcAddress, NETWORK, TEST_NETWORK } from '@scure/btc-signer';
+import { type ChainId, getChain } from './registry.ts';
+
+/**
+ * Address formats of every chain family: encoding (used by derivation) and validation (used for payout wallets).
+ * A validator answers only true or false; it never throws on any input.
+ */
+
+type BTC_NETWORK = typeof NETWORK;
+
+const base58check = createBase58check(sha256);
+const textEncoder = new TextEncoder();
+
+/** Litecoin's parameters (chainparams.cpp): bech32 "ltc"/"tltc", P2PKH L…/m…, P2SH M…/Q…. */
+const LITECOIN: BTC_NETWORK = { bech32: 'ltc', pubKeyHash: 0x30, scriptHash: 0x32, wif: 0xb0 };
+const LITECOIN_TEST: BTC_NETWORK = { bech32: 'tltc', pubKeyHash: 0x6f, scriptHash: 0x3a, wif: 0xef };
+/**
+ * Litecoin still accepts its old P2SH version bytes (3… on mainnet, 2… on testnet: SCRIPT_ADDRESS beside
+ * SCRIPT_ADDRESS2 in chainparams.cpp), so payouts to them are valid too.
+ */
+const LITECOIN_LEGACY_P2SH: BTC_NETWORK = { ...LITECOIN, scriptHash: 0x05 };
+const LITECOIN_TEST_LEGACY_P2SH: BTC_NETWORK = { ...LITECOIN_TEST, scriptHash: 0xc4 };
+
+/** The network parameters of a UTXO chain in a mode (bitcoin testnet/testnet4/signet share "tb"). */
+export function utxoNetwork(chainId: 'bitcoin' | 'litecoin', isTest: boolean): BTC_NETWORK {
+  if (chainId === 'bitcoin') return isTest ? TEST_NETWORK : NETWORK;
+  return isTest ? LITECOIN_TEST : LITECOIN;
+}
+
+const toHex = (bytes: Uint8Array): string => Buffer.from(bytes).toString('hex');
+
+/** EIP-55 mixed-case checksum encoding of a 20-byte address. */
+export function toChecksumAddress(address: Uint8Array | string): string {
+  const lower = typeof address === 'string' ? address.replace(/^0x/i, '').toLowerCase() : toHex(address);
+  if (!/^[0-9a-f]{40}$/.test(lower)) throw new RangeError('An EVM address is 20 bytes');
+  const hash = toHex(keccak_256(textEncoder.encode(lower)));
+  let out = '0x';
+  for (let i = 0; i < 40; i++) {
+    const char = lower[i] as string;
+    out += Number.parseInt(hash[i] as string, 16) >= 8 ? char.toUpperCase() : char;
+  }
+  return out;
+}
+
+/** The 20-byte account of an uncompressed secp256k1 public key (65 bytes, 0x04 prefix): keccak256(x‖y)[12:]. */
+export function evmAccountBytes(uncompressedPublicKey: Uint8Array): Uint8Array {
+  if (uncompressedPublicKey.length !== 65 || uncompressedPublicKey[0] !== 0x04) {
+    throw new RangeError('Expected a 65-byte uncompressed public key');
+  }
+  return keccak_256(uncompressedPublicKey.subarray(1)).subarray(12);
+}
+
+/** A Tron address: base58check of 0x41 followed by the same 20 bytes as the EVM account. */
+export function tronAddressFromAccount(account: Uint8Array): string {
+  if (account.length !== 20) throw new RangeError('A Tron account is 20 bytes');
+  const payload = new Uint8Array(21);
+  payload[0] = 0x41;
+  payload.set(account, 1);
+  return base58check.encode(payload);
+}
+
+/** The 20-byte account inside a Tron address, or null when it is not one. */
+export function tronAccountBytes(address: string): Uint8Array | null {
+  if (!/^T[1-9A-HJ-NP-Za-km-z]{33}$/.test(address)) return null;
+  try {
+    const payload = base58check.decode(address);
+    return payload.length === 21 && payload[0] === 0x41 ? payload.subarray(1) : null;
+  } catch {
+    return null;
+  }
+}
+
+const evmPattern = /^0x[0-9a-fA-F]{40}$/;
+
+export function isValidEvmAddress(address: string): boolean {
+  if (!evmPattern.test(address)) return false;
+  const body = address.slice(2);
+  // Sending to the zero address burns the funds; no wallet owns it.
+  if (/^0{40}$/.test(body)) return false;
+  const allLower = body === body.toLowerCase();
+  const allUpper = body === body.toUpperCase();
+  // Mixed case carries an EIP-55 checksum, which must match; single-case addresses carry none.
+  return allLower || allUpper || toChecksumAddress(body) === address;
+}
+
+function decodesOn(address: string, networks: BTC_NETWORK[]): boolean {
+  for (const network of networks) {
+    try {
+      BtcAddress(network).decode(address);
+      return true;
+    } catch {
+      // Try the next parameter set.
+    }
+  }
+  return false;
+}
+
+/** Bech32 (v0) / bech32m (v1+) segwit addresses and base58check P2PKH/P2SH of the right network. */
+export function isValidUtxoAddress(
+  chainId: 'bitcoin' | 'litecoin',
+  isTest: boolean,
+  address: string,
+): boolean {
+  if (address.length < 14 || address.length > 90 || address.trim() !== address) return false;
+  // BIP-173 allows an all-upper-case bech32 string (QR codes); mixed case is invalid.
+  const candidate =
+    address === address.toUpperCase() && /^[A-Z]+1/.test(address) ? address.toLowerCase() : address;
+  const networks =
+    chainId === 'bitcoin'
+      ? [utxoNetwork('bitcoin', isTest)]
+      : isTest
+        ? [LITECOIN_TEST, LITECOIN_TEST_LEGACY_P2SH]
+        : [LITECOIN, LITECOIN_LEGACY_P2SH];
+  return decodesOn(candidate, networks);
+}
+
+/** A base58 string of exactly 32 bytes (an ed25519 public key or program address), not all zeros. */
+export function isValidSolanaAddress(address: string): boolean {
+  if (!/^[1-9A-HJ-NP-Za-km-z]{32,44}$/.test(address)) return false;
+  try {
+    const bytes = base58.decode(address);
+    return bytes.length === 32 && bytes.some((byte) => byte !== 0);
+  } catch {
+    return false;
+  }
+}
+
+export function isValidTronAddress(address: string): boolean {
+  return tronAccountBytes(address)?.some((byte) => byte !== 0) ?? false;
+}
+
+/**
+ * Whether `address` is a valid address to pay out to on `chainId` in this mode. EVM, Solana and Tron addresses look
+ * the same on mainnet and test networks; Bitcoin and Litecoin must be of the mode's network.
+ */
+export function validateAddress(chainId: ChainId, isTest: boolean, address: string): boolean {
+  if (typeof address !== 'string') return false;
+  const chain = getChain(chainId);
+  if (chain === undefined) return false;
+  if (chain.id === 'bitcoin' || chain.id === 'litecoin') return isValidUtxoAddress(chain.id, isTest, address);
+  switch (chain.family) {
+    case 'evm':
+      return isValidEvmAddress(address);
+    case 'bitcoin':
+      return false;
+    case 'solana':
+      return isValidSolanaAddress(address);
+    case 'tron':
+      return isValidTronAddress(address);
+  }
+}
