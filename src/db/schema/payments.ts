@@ -41,6 +41,11 @@ export const payments = pgTable(
     orderId: text('order_id'),
     metadata: jsonb('metadata').$type<Record<string, string>>().notNull().default({}),
     redirectUrl: text('redirect_url'),
+    /** When the last forwarding transaction that swept this payment's funds became final. */
+    forwardedAt: timestamp('forwarded_at', { withTimezone: true, mode: 'date' }),
+    forwardTxHash: text('forward_tx_hash'),
+    /** Network fees of its forwards (its share when batched), in base units of the chain's native coin. */
+    forwardFeeBaseUnits: baseUnits('forward_fee_base_units'),
     expiresAt: timestamp('expires_at', { withTimezone: true, mode: 'date' }).notNull(),
     createdAt: timestamp('created_at', { withTimezone: true, mode: 'date' }).notNull(),
     updatedAt: timestamp('updated_at', { withTimezone: true, mode: 'date' }).notNull(),
@@ -53,5 +58,7 @@ export const payments = pgTable(
     // EVM chains share one derivation path, so the address (not chain + index) is what must never repeat.
     uniqueIndex('payments_address_key').on(table.isTest, table.address),
     index('payments_open_idx').on(table.status, table.expiresAt),
+    // The watcher loads the payments of its chain and mode by creation time.
+    index('payments_watch_idx').on(table.chain, table.isTest, table.createdAt),
   ],
 );

@@ -1,0 +1,20 @@
+import { integer, pgTable, text, timestamp } from 'drizzle-orm/pg-core';
+import { merchants } from './merchants.ts';
+
+/**
+ * A merchant's payment rules. Tolerances widen "exact": a payment counts as paid when it received at least
+ * expected − max(percent of expected, amount) and at most expected + max(percent, amount). Percents are decimal strings
+ * ("0.5" = 0.5 %); amounts are decimal strings in the payment's own currency, converted at its locked rate.
+ */
+export const merchantSettings = pgTable('merchant_settings', {
+  merchantId: text('merchant_id')
+    .primaryKey()
+    .references(() => merchants.id),
+  underpaymentTolerancePercent: text('underpayment_tolerance_percent').notNull().default('0'),
+  underpaymentToleranceAmount: text('underpayment_tolerance_amount').notNull().default('0'),
+  overpaymentTolerancePercent: text('overpayment_tolerance_percent').notNull().default('0'),
+  overpaymentToleranceAmount: text('overpayment_tolerance_amount').notNull().default('0'),
+  /** Window of new payments that do not give `expires_in`, in seconds. */
+  defaultWindowSeconds: integer('default_window_seconds').notNull(),
+  updatedAt: timestamp('updated_at', { withTimezone: true, mode: 'date' }).notNull(),
+});

@@ -1,0 +1,81 @@
+import type { ChainId } from './registry.ts';
+
+/**
+ * What the settlement engine needs from one chain in one mode. The watcher, the confirmations pass and the forwarder
+ * are generic: everything chain-specific (RPC, block format, signing) lives behind this interface. The built-in
+ * simulated chain (`simulated/`) implements it for test mode; real chains implement it over their nodes.
+ */
+
+export interface BlockRef {
+  number: number;
+  hash: string;
+  parentHash: string;
+  /** The block's own timestamp. */
+  timestamp: Date;
+}
+
+/** One payment into an address: a transaction output (UTXO chains) or a transfer log/instruction (account chains). */
+export interface Transfer {
+  txHash: string;
+  /** vout on UTXO chains, log or instruction index on account chains: unique within the transaction. */
+  outputIndex: number;
+  /** The receiving address exactly as the chain reports it. */
+  to: string;
+  /** Asset code from the registry (ETH, USDC, …). */
+  asset: string;
+  /** Base units of `asset`. */
+  amount: bigint;
+}
+
+/** What a forwarding transaction must do; built into a signed transaction before anything is broadcast. */
+export interface ForwardIntent {
+  /** The forward's id: building the same intent twice gives the same transaction. */
+  id: string;
+  asset: string;
+  /** The deposit addresses swept (with their derivation index, for signing) and what each holds. */
+  inputs: Array<{ address: string; derivationIndex: number; amount: bigint }>;
+  /** The payout wallet; null in test mode without one (the simulator's sink). */
+  to: string | null;
+}
+
+export interface BuiltForward {
+  /** The hash the transaction will have on chain, known before it is broadcast. */
+  txHash: string;
+  /** The signed transaction, serialised: broadcasting it again is harmless (same hash). */
+  rawTx: string;
+  /** Base units of `asset` that reach the payout wallet. */
+  amount: bigint;
+  /** Base units of the chain's native coin paid as the network fee. */
+  fee: bigint;
+}
+
+export type ForwardStatus =
+  | { state: 'unknown' }
+  | { state: 'pending' }
+  | { state: 'included'; blockNumber: number; blockHash: string };
+
+export interface ChainAdapter {
+  readonly chain: ChainId;
+  readonly isTest: boolean;
+  /** True for the built-in simulated chain (no real funds, no explorer). */
+  readonly simulated: boolean;
+  /** Blocks on top of a transaction's block (its own block counts as 1) before it is final. */
+  readonly requiredConfirmations: number;
+  /** The newest block, or null before the chain has any. */
+  head(): Promise<BlockRef | null>;
+  /** The block at this height on the chain as it is now, or null above the head. */
+  block(number: number): Promise<BlockRef | null>;
+  /**
+   * The transfers in `block` paid to any address in `watched` (keys from `addressKey`), in the block's order. Only
+   * called for a block just returned by `block`, so an adapter may keep what it fetched.
+   */
+  transfers(block: BlockRef, watched: ReadonlySet<string>): Promise<Transfer[]>;
+  /** How this chain compares addresses (EVM addresses are case-insensitive, base58 ones are not). */
+  addressKey(address: string): string;
+  /** Builds and signs the forwarding transaction of an intent. Pure with respect to the chain: nothing is sent. */
+  buildForward(intent: ForwardIntent): Promise<BuiltForward>;
+  /** Sends a built transaction. Idempotent: sending the same raw transaction again changes nothing. */
+  broadcast(rawTx: string): Promise<void>;
+  /** Where a broadcast transaction is now. */
+  forwardStatus(txHash: string): Promise<ForwardStatus>;
+}
