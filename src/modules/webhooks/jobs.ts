@@ -97,9 +97,13 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
   let lastError: string | null = null;
   let unlisten: (() => Promise<void>) | undefined;
 
-  /** Claimed and not yet finished, per endpoint: waiting for a slot and in flight. */
+  /** Claimed and not yet sent, per endpoint, and sends in flight per endpoint. */
   const waiting = new Map<string, Job[]>();
   const inFlight = new Map<string, number>();
+  /**
+   * Claims whose outcome is not recorded yet (waiting, in flight, or sent and not yet written). Bounded by
+   * `concurrency`, so a worker killed at any moment leaves at most that many deliveries to be sent again.
+   */
   let load = 0;
   const sends = new Set<Promise<void>>();
 
@@ -227,12 +231,10 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
       const sending = send(job).finally(() => {
         sends.delete(sending);
         stats.inFlight -= 1;
-        load -= 1;
         const left = (inFlight.get(endpointId) ?? 1) - 1;
         if (left === 0) inFlight.delete(endpointId);
         else inFlight.set(endpointId, left);
         pump(endpointId);
-        if (backlog) wake();
       });
       sends.add(sending);
     }
@@ -307,9 +309,11 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
         const outcomes = outcomesToWrite.splice(0, 1000);
         try {
           await deliveriesRepo.record(db, attempts, outcomes);
+          load -= outcomes.length;
           for (const outcome of outcomes) {
             if (outcome.nextAttemptAt !== null) wakeAt(outcome.nextAttemptAt.getTime());
           }
+          if (backlog && outcomes.length > 0) wake();
         } catch (error) {
           logger?.error({ err: error }, 'webhook outcome write failed; retrying');
           attemptsToWrite.unshift(...attempts);
@@ -317,6 +321,7 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
           await new Promise((resolve) => setTimeout(resolve, 500));
           if (!running && sends.size === 0) {
             // Stopping with the database gone: the leases run out and another worker sends these again.
+            load -= outcomesToWrite.length;
             attemptsToWrite.length = 0;
             outcomesToWrite.length = 0;
           }
