@@ -5,6 +5,7 @@ import { generateMnemonic, validateMnemonic } from '@scure/bip39';
 import { wordlist } from '@scure/bip39/wordlists/english.js';
 import { z } from 'zod';
 import { parseDurationList } from './lib/duration.ts';
+import { type EvmSettings, parseEvmChainSettings } from './modules/chains/evm/settings.ts';
 import type { ChainId } from './modules/chains/registry.ts';
 import { parseConfirmations } from './modules/chains/settings.ts';
 import { parseSourceList, parseTestRates, type RatesConfig } from './modules/rates/settings.ts';
@@ -123,6 +124,17 @@ export const envSchema = z.object({
   SVC_WEBHOOK_CONCURRENCY: positiveInt.max(10_000).default(100),
   /** Deliveries one worker process sends at once to any single endpoint. */
   SVC_WEBHOOK_ENDPOINT_CONCURRENCY: positiveInt.max(1000).default(10),
+  /** EVM nodes (per chain SVC_CHAIN_<NAME>_RPC_URL etc., see modules/chains/evm/settings.ts): blocks per ranged eth_getLogs. */
+  SVC_EVM_LOGS_BLOCK_RANGE: positiveInt.max(100_000).default(1000),
+  /** Addresses per eth_getLogs topic list; past it the token Transfer logs of a block are filtered in the program. */
+  SVC_EVM_LOGS_ADDRESS_LIMIT: positiveInt.max(100_000).default(1000),
+  SVC_EVM_RPC_TIMEOUT_MS: positiveInt.max(120_000).default(10_000),
+  /** Rounds over every RPC URL of a chain (with backoff) before a request counts as failed. */
+  SVC_EVM_RPC_RETRIES: positiveInt.max(20).default(3),
+  /** /readyz reports an EVM node as lagging when its head block is older; 0 turns it off (default 10 block times, >= 60 s). */
+  SVC_EVM_MAX_HEAD_AGE_SECONDS: nonNegativeInt.optional(),
+  /** Without trace APIs: blocks between balance reconciliations of watched addresses. */
+  SVC_EVM_RECONCILE_EVERY_BLOCKS: positiveInt.max(100_000).default(20),
 });
 
 export type Env = z.infer<typeof envSchema>;
@@ -155,6 +167,8 @@ export interface Config {
   allowPrivateWebhookTargets: boolean;
   webhookConcurrency: number;
   webhookEndpointConcurrency: number;
+  /** EVM chains with nodes (live, and test mode on real test networks), with the node-access limits. */
+  evm: EvmSettings;
   /** Notes for the boot log, e.g. which secrets were generated; never the secrets themselves. */
   notices: string[];
 }
@@ -215,6 +229,12 @@ export function loadConfig(rawEnv: Record<string, string | undefined> = process.
     );
   }
   const values = parsed.data;
+  let evmChains: EvmSettings['chains'];
+  try {
+    evmChains = parseEvmChainSettings(env);
+  } catch (error) {
+    throw new ConfigError([error instanceof Error ? error.message : String(error)]);
+  }
   const notices: string[] = [];
   const dataDir = resolve(values.SVC_DATA_DIR);
   let masterKey = values.SVC_MASTER_KEY;
@@ -278,6 +298,15 @@ export function loadConfig(rawEnv: Record<string, string | undefined> = process.
     allowPrivateWebhookTargets: values.SVC_ALLOW_PRIVATE_WEBHOOK_TARGETS ?? values.DATABASE_URL === undefined,
     webhookConcurrency: values.SVC_WEBHOOK_CONCURRENCY,
     webhookEndpointConcurrency: values.SVC_WEBHOOK_ENDPOINT_CONCURRENCY,
+    evm: {
+      chains: evmChains,
+      logsBlockRange: values.SVC_EVM_LOGS_BLOCK_RANGE,
+      logsAddressLimit: values.SVC_EVM_LOGS_ADDRESS_LIMIT,
+      rpcTimeoutMs: values.SVC_EVM_RPC_TIMEOUT_MS,
+      rpcRetries: values.SVC_EVM_RPC_RETRIES,
+      maxHeadAgeSeconds: values.SVC_EVM_MAX_HEAD_AGE_SECONDS,
+      reconcileEveryBlocks: values.SVC_EVM_RECONCILE_EVERY_BLOCKS,
+    },
     notices,
   };
 }

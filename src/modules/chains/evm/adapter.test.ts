@@ -1,0 +1,252 @@
+import { pino } from 'pino';
+import type { Hex } from 'viem';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Anvil, startAnvil } from '../../../../test/support/anvil.ts';
+import { type EvmTestChain, setUpEvmChain } from '../../../../test/support/evm.ts';
+import { testMnemonic } from '../../../../test/support/harness.ts';
+import { createAddressDeriver } from '../derivation.ts';
+import { type BundleStore, createEvmAdapter, type EvmAdapter } from './adapter.ts';
+import type { EvmChainSettings, EvmSettings } from './settings.ts';
+
+/**
+ * The EVM adapter against a real node (anvil from npm): what it finds in blocks, and the sweeps it signs, sent and
+ * checked on chain. The whole program runs against anvil in test/evm-live.test.ts.
+ */
+
+const deriver = createAddressDeriver({ testMnemonic, liveMnemonic: testMnemonic });
+const logger = pino({ level: 'silent' });
+const shared: EvmSettings = {
+  chains: [],
+  logsBlockRange: 1000,
+  logsAddressLimit: 1000,
+  rpcTimeoutMs: 2000,
+  rpcRetries: 2,
+  maxHeadAgeSeconds: 0,
+  reconcileEveryBlocks: 20,
+};
+
+function settings(url: string, overrides: Partial<EvmChainSettings> = {}): EvmChainSettings {
+  return {
+    chain: 'ethereum',
+    isTest: false,
+    rpcUrls: [url],
+    gasKey: undefined,
+    chainId: 31337,
+    maxFeePerGasWei: 500_000_000_000n,
+    finality: 'confirmations',
+    trace: 'auto',
+    ...overrides,
+  };
+}
+
+/** In-memory stand-in for the forwards table. */
+function memoryBundles(): BundleStore & { put(txHash: string, raw: string): void } {
+  const rows = new Map<string, string>();
+  return {
+    put: (txHash, raw) => rows.set(txHash, raw),
+    byHash: async (txHash) => rows.get(txHash) ?? null,
+    open: async () => [...rows.values()],
+  };
+}
+
+const address = (index: number) => deriver.deriveAddress('ethereum', false, index);
+
+describe('EVM adapter against anvil', () => {
+  let anvil: Anvil;
+  let chain: EvmTestChain;
+  let adapter: EvmAdapter;
+  const bundles = memoryBundles();
+
+  beforeAll(async () => {
+    anvil = await startAnvil();
+    chain = await setUpEvmChain(anvil);
+    adapter = createEvmAdapter({
+      settings: settings(anvil.url),
+      shared,
+      requiredConfirmations: 2,
+      deriver,
+      logger,
+      bundles,
+    });
+    await adapter.start();
+  }, 60_000);
+
+  afterAll(async () => {
+    await anvil?.stop();
+  });
+
+  async function transfersOf(txHash: Hex, watched: string[]) {
+    const receipt = await chain.publicClient.getTransactionReceipt({ hash: txHash });
+    const block = await adapter.block(Number(receipt.blockNumber));
+    if (block === null) throw new Error('block missing');
+    return adapter.transfers(block, new Set(watched.map((a) => a.toLowerCase())));
+  }
+
+  it('finds ether paid directly, by a contract, and tokens, and nothing for unwatched addresses', async () => {
+    const [a, b, c] = [address(1), address(2), address(3)];
+    const direct = await chain.sendEth(a, 10n ** 17n);
+    expect(await transfersOf(direct, [a, b])).toEqual([
+      { txHash: direct, outputIndex: -1, to: a, asset: 'ETH', amount: 10n ** 17n },
+    ]);
+    const internal = await chain.forwardEth(b, 12345n);
+    expect(await transfersOf(internal, [a, b])).toEqual([
+      { txHash: internal, outputIndex: -2, to: b, asset: 'ETH', amount: 12345n },
+    ]);
+    const token = await chain.sendToken(c, 2_500_000n);
+    const found = await transfersOf(token, [c]);
+    expect(found).toHaveLength(1);
+    expect(found[0]).toMatchObject({ txHash: token, to: c, asset: 'USDC', amount: 2_500_000n });
+    expect(await transfersOf(token, [a])).toEqual([]);
+    expect(await transfersOf(direct, [c])).toEqual([]);
+  });
+
+  it('counts nothing from a transaction that reverted', async () => {
+    const target = address(4);
+    const hash = await chain.wallet(1).writeContract({
+      address: chain.forwarder,
+      abi: [
+        {
+          type: 'function',
+          name: 'split',
+          stateMutability: 'payable',
+          inputs: [
+            { name: 'to', type: 'address[]' },
+            { name: 'amounts', type: 'uint256[]' },
+          ],
+          outputs: [],
+        },
+      ],
+      functionName: 'split',
+      // The second call goes to the token contract, which takes no ether: the whole transaction reverts.
+      args: [
+        [target as Hex, chain.token],
+        [5n, 5n],
+      ],
+      value: 10n,
+      gas: 200_000n,
+      account: chain.wallet(1).account ?? null,
+      chain: null,
+    });
+    const receipt = await chain.publicClient.waitForTransactionReceipt({ hash });
+    expect(receipt.status).toBe('reverted');
+    expect(await transfersOf(hash, [target])).toEqual([]);
+  });
+
+  it('finds the same internal transfer with Parity trace_block', async () => {
+    const viaTrace = createEvmAdapter({
+      settings: settings(anvil.url, { trace: 'trace' }),
+      shared,
+      requiredConfirmations: 2,
+      deriver,
+      logger,
+      bundles,
+    });
+    const target = address(5);
+    const hash = await chain.forwardEth(target, 777n);
+    const receipt = await chain.publicClient.getTransactionReceipt({ hash });
+    const block = await viaTrace.block(Number(receipt.blockNumber));
+    if (block === null) throw new Error('block missing');
+    expect(await viaTrace.transfers(block, new Set([target.toLowerCase()]))).toEqual([
+      { txHash: hash, outputIndex: -2, to: target, asset: 'ETH', amount: 777n },
+    ]);
+  });
+
+  it('sweeps ether: balance less the exact fee, the address left empty; re-broadcast pays nothing twice', async () => {
+    const from = address(10);
+    const payout = '0x000000000000000000000000000000000000bEEF';
+    await chain.sendEth(from, 10n ** 16n);
+    const built = await adapter.buildForward({
+      id: 'fwd_native',
+      asset: 'ETH',
+      inputs: [{ address: from, derivationIndex: 10, amount: 10n ** 16n }],
+      to: payout,
+    });
+    bundles.put(built.txHash, built.rawTx);
+    expect(built.amount + built.fee).toBe(10n ** 16n);
+    await adapter.broadcast(built.rawTx);
+    await adapter.broadcast(built.rawTx);
+    const status = await adapter.forwardStatus(built.txHash);
+    expect(status.state).toBe('included');
+    expect(await chain.ethBalance(payout)).toBe(built.amount);
+    expect(await chain.ethBalance(from)).toBe(0n);
+    await adapter.broadcast(built.rawTx);
+    expect(await chain.ethBalance(payout)).toBe(built.amount);
+  });
+
+  it('sweeps tokens after a gas top-up from the gas wallet', async () => {
+    const from = address(11);
+    const payout = '0x000000000000000000000000000000000000cafE';
+    await chain.sendEth(adapter.gasWallet, 10n ** 18n);
+    await chain.sendToken(from, 7_000_000n);
+    const gasBefore = await chain.ethBalance(adapter.gasWallet);
+    const built = await adapter.buildForward({
+      id: 'fwd_token',
+      asset: 'USDC',
+      inputs: [{ address: from, derivationIndex: 11, amount: 7_000_000n }],
+      to: payout,
+    });
+    bundles.put(built.txHash, built.rawTx);
+    expect(built.amount).toBe(7_000_000n);
+    expect(JSON.parse(built.rawTx).txs).toHaveLength(2);
+    await adapter.broadcast(built.rawTx);
+    // With automine the top-up is mined at once; a second pass sends the transfer if the first stopped after it.
+    let status = await adapter.forwardStatus(built.txHash);
+    for (let i = 0; i < 5 && status.state !== 'included'; i++)
+      status = await adapter.forwardStatus(built.txHash);
+    expect(status.state).toBe('included');
+    expect(await chain.tokenBalance(payout)).toBe(7_000_000n);
+    expect(await chain.tokenBalance(from)).toBe(0n);
+    expect(await chain.ethBalance(adapter.gasWallet)).toBeLessThan(gasBefore);
+  });
+
+  it('leaves dust worth less than the fee and says so', async () => {
+    const from = address(12);
+    await chain.sendEth(from, 1000n);
+    await expect(
+      adapter.buildForward({
+        id: 'fwd_dust',
+        asset: 'ETH',
+        inputs: [{ address: from, derivationIndex: 12, amount: 1000n }],
+        to: '0x000000000000000000000000000000000000dEaD',
+      }),
+    ).rejects.toThrow(/dust/);
+    expect(adapter.dust().some((d) => d.address === from && d.amount === 1000n)).toBe(true);
+  });
+
+  it('fails over to the next URL and reports a node that is down', async () => {
+    const dead = 'http://127.0.0.1:9';
+    const failover = createEvmAdapter({
+      settings: settings(dead, { rpcUrls: [dead, anvil.url] }),
+      shared: { ...shared, rpcTimeoutMs: 1000 },
+      requiredConfirmations: 2,
+      deriver,
+      logger,
+      bundles,
+    });
+    expect(await failover.head()).not.toBeNull();
+    expect(await failover.readiness()).toBeNull();
+    const down = createEvmAdapter({
+      settings: settings(dead),
+      shared: { ...shared, rpcTimeoutMs: 500, rpcRetries: 1 },
+      requiredConfirmations: 2,
+      deriver,
+      logger,
+      bundles,
+    });
+    await expect(down.head()).rejects.toThrow();
+    expect(await down.readiness()).toMatch(/ethereum \(live\): node unreachable/);
+  });
+
+  it('refuses a node on another chain', async () => {
+    const wrong = createEvmAdapter({
+      settings: settings(anvil.url, { chainId: 1 }),
+      shared,
+      requiredConfirmations: 2,
+      deriver,
+      logger,
+      bundles,
+    });
+    await expect(wrong.head()).rejects.toThrow(/chain id 31337, expected 1/);
+    expect(await wrong.readiness()).toMatch(/expected 1/);
+  });
+});

@@ -1,0 +1,644 @@
+import { keccak_256 } from '@noble/hashes/sha3.js';
+import type { Logger } from 'pino';
+import { encodeFunctionData, getAddress, type Hex, keccak256, parseAbi } from 'viem';
+import { privateKeyToAccount } from 'viem/accounts';
+import type { Db } from '../../../db/client.ts';
+import type {
+  BlockRef,
+  BuiltForward,
+  ChainAdapter,
+  ForwardIntent,
+  ForwardStatus,
+  Transfer,
+} from '../adapter.ts';
+import { type AddressDeriver, MAX_DERIVATION_INDEX } from '../derivation.ts';
+import { type ChainId, contractOf, getAsset, getChain, networkOf } from '../registry.ts';
+import { evmRepo } from './repo.ts';
+import { createEvmRpc, type EvmRpc } from './rpc.ts';
+import {
+  addressTopic,
+  bloomMayContain,
+  type CallFrame,
+  type Found,
+  inBlockOrder,
+  internalFromCallTrace,
+  internalFromParityTraces,
+  nativeCandidates,
+  type ParityTrace,
+  type RpcBlock,
+  type RpcLog,
+  type RpcReceipt,
+  TRANSFER_TOPIC,
+  tokenTransfers,
+} from './scan.ts';
+import type { EvmChainSettings, EvmSettings } from './settings.ts';
+
+/**
+ * A real EVM chain (live mode, or test mode on a real test network) behind the ChainAdapter interface, over JSON-RPC.
+ *
+ * Detection, per block (always read by hash, so a scan never mixes two forks):
+ * - ether sent by a transaction: its `to` is watched and its receipt (same block hash) says success;
+ * - ether sent by contracts (internal calls): the block's call traces, `debug_traceBlockByHash` with callTracer or
+ *   Parity `trace_block`, whichever the node has (probed once); a node with neither gets a warning at start and
+ *   /readyz detail, and those payments are only found by balance reconciliation (see `reconcile` below);
+ * - tokens: `eth_getLogs` by block hash for Transfer logs of the registry's contracts, with the watched addresses as
+ *   the `to` topic while there are at most SVC_EVM_LOGS_ADDRESS_LIMIT of them (else every Transfer log of those
+ *   contracts in the block, filtered here). The block's logs bloom skips the call when it cannot hold one.
+ *
+ * Forwarding (sweeps): a forward becomes a bundle of signed EIP-1559 transactions, all signed before anything is
+ * sent and stored by the settlement in the forward's raw_tx:
+ * - native: from each deposit address, its amount less the exact fee (gas × max fee, with the priority fee equal to
+ *   the max fee so that exactly that is charged and nothing is stranded); inputs worth less than the fee are left
+ *   (dust) and logged;
+ * - tokens: for each deposit address short of gas, a top-up from the gas wallet, then the token transfer.
+ * Nonces come from one manager per sending address: the node's pending count, raised past those of open forwards.
+ * `broadcast` and `forwardStatus` (re)send exactly the stored transactions, never a re-signed one.
+ */
+
+export interface EvmAdapter extends ChainAdapter {
+  readonly simulated: false;
+  /** Checks the node's chain id and what it can trace; call once before scanning. */
+  start(): Promise<void>;
+  /** Null when the node answers and keeps up; else what is wrong, for /readyz. */
+  readiness(): Promise<string | null>;
+  /** The node's `finalized` block number (null where the node has none). */
+  finalizedBlock(): Promise<number | null>;
+  /** The gas wallet's address (it funds token sweeps). */
+  readonly gasWallet: string;
+  /** Dust left behind by sweeps since start: inputs worth less than their fee. */
+  dust(): Array<{ address: string; asset: string; amount: bigint; at: Date }>;
+}
+
+/** Where the adapter finds the signed bundles of forwards (the settlement stores them before broadcasting). */
+export interface BundleStore {
+  /** The raw bundle whose main transaction hash is `txHash`, or null. */
+  byHash(txHash: string): Promise<string | null>;
+  /** The raw bundles of forwards not yet final. */
+  open(): Promise<string[]>;
+}
+
+export interface EvmAdapterDeps {
+  /** The database holding the forwards table; or give `bundles` directly. */
+  db?: Db;
+  bundles?: BundleStore;
+  settings: EvmChainSettings;
+  shared: EvmSettings;
+  requiredConfirmations: number;
+  deriver: AddressDeriver;
+  logger: Logger;
+  rpc?: EvmRpc;
+}
+
+const erc20 = parseAbi([
+  'function transfer(address to, uint256 amount) returns (bool)',
+  'function balanceOf(address owner) view returns (uint256)',
+]);
+
+interface BundleTx {
+  hash: Hex;
+  raw: Hex;
+  from: string;
+  nonce: number;
+  /** The top-up this transaction needs mined first (its sender has no gas before it). */
+  fundedBy?: Hex;
+}
+
+interface Bundle {
+  evm: 1;
+  chain: ChainId;
+  txs: BundleTx[];
+}
+
+const hex = (n: number | bigint): Hex => `0x${n.toString(16)}`;
+const BLOCK_CACHE = 32;
+const RECONCILE_WARNING =
+  'node has neither debug_traceBlockByHash nor trace_block: ether sent to deposit addresses by contracts (internal transfers) is not seen';
+
+function bundleStoreOf(db: Db | undefined, chain: ChainId, isTest: boolean): BundleStore {
+  if (db === undefined) throw new Error('createEvmAdapter needs `db` or `bundles`');
+  return {
+    byHash: (txHash) => evmRepo.bundleByHash(db, chain, isTest, txHash),
+    open: () => evmRepo.openBundles(db, chain, isTest),
+  };
+}
+
+function parseBundle(raw: string): Bundle {
+  const bundle = JSON.parse(raw) as Bundle;
+  if (bundle.evm !== 1 || !Array.isArray(bundle.txs)) throw new Error('Not an EVM forward bundle');
+  return bundle;
+}
+
+function isAlreadyKnown(error: unknown): boolean {
+  const text = error instanceof Error ? `${error.message} ${String(error.cause ?? '')}` : String(error);
+  return /already known|known transaction|alreadyknown|already imported|transaction already exists/i.test(
+    text,
+  );
+}
+
+export function createEvmAdapter(deps: EvmAdapterDeps): EvmAdapter {
+  const { settings, shared, deriver } = deps;
+  const chainId = settings.chain;
+  const isTest = settings.isTest;
+  const info = getChain(chainId);
+  if (info === undefined || info.family !== 'evm') throw new Error(`${chainId} is not an EVM chain`);
+  const logger = deps.logger.child({ chain: chainId, mode: isTest ? 'test' : 'live' });
+  const bundles: BundleStore = deps.bundles ?? bundleStoreOf(deps.db, chainId, isTest);
+  const rpc =
+    deps.rpc ??
+    createEvmRpc({
+      urls: settings.rpcUrls,
+      timeoutMs: shared.rpcTimeoutMs,
+      retries: shared.rpcRetries,
+      logger,
+    });
+  const expectedChainId = settings.chainId ?? networkOf(info, isTest).evmChainId;
+  const nativeCode = info.nativeAsset.code;
+
+  const assetByContract = new Map<string, string>();
+  for (const asset of info.assets) {
+    const contract = contractOf(asset, isTest);
+    if (contract !== null) assetByContract.set(contract.toLowerCase(), asset.code);
+  }
+  const contracts = [...assetByContract.keys()];
+  const transferTopicHash = keccak_256(Buffer.from(TRANSFER_TOPIC.slice(2), 'hex'));
+  const contractHashes = contracts.map((c) => keccak_256(Buffer.from(c.slice(2), 'hex')));
+
+  const gasKey: Hex =
+    settings.gasKey ??
+    (`0x${Buffer.from(deriver.derivePrivateKey(chainId, isTest, MAX_DERIVATION_INDEX)).toString('hex')}` as Hex);
+  const gasAccount = privateKeyToAccount(gasKey);
+
+  let traceMode: 'debug' | 'trace' | 'none' | undefined =
+    settings.trace === 'debug'
+      ? 'debug'
+      : settings.trace === 'trace'
+        ? 'trace'
+        : settings.trace === 'reconcile'
+          ? 'none'
+          : undefined;
+  let chainIdProblem: string | null = null;
+  let lastHead: { number: number; timestamp: Date; seenAt: Date } | null = null;
+  const blocks = new Map<string, RpcBlock>();
+  const dustLog: Array<{ address: string; asset: string; amount: bigint; at: Date }> = [];
+  const recentNonces = new Map<string, { nonce: number; at: number }>();
+
+  const toRef = (block: RpcBlock): BlockRef => ({
+    number: Number(block.number),
+    hash: block.hash,
+    parentHash: block.parentHash,
+    timestamp: new Date(Number(block.timestamp) * 1000),
+  });
+
+  function remember(block: RpcBlock): void {
+    blocks.set(block.hash, block);
+    while (blocks.size > BLOCK_CACHE) {
+      const oldest = blocks.keys().next().value;
+      if (oldest === undefined) break;
+      blocks.delete(oldest);
+    }
+  }
+
+  async function probeTrace(): Promise<void> {
+    if (traceMode !== undefined) return;
+    const head = await rpc.request<RpcBlock | null>('eth_getBlockByNumber', ['latest', false]);
+    if (head === null) return;
+    try {
+      await rpc.request('debug_traceBlockByHash', [head.hash, { tracer: 'callTracer' }]);
+      traceMode = 'debug';
+    } catch {
+      try {
+        await rpc.request('trace_block', [head.number]);
+        traceMode = 'trace';
+      } catch {
+        traceMode = 'none';
+        logger.warn(RECONCILE_WARNING);
+      }
+    }
+    logger.info({ traceMode }, 'EVM node tracing');
+  }
+
+  async function ensureChainId(): Promise<void> {
+    if (expectedChainId === undefined) return;
+    const reported = Number(await rpc.request<string>('eth_chainId'));
+    if (reported !== expectedChainId) {
+      chainIdProblem = `node reports chain id ${reported}, expected ${expectedChainId} (set SVC_${isTest ? 'TEST_' : ''}CHAIN_${chainId.toUpperCase()}_CHAIN_ID for a local node)`;
+      logger.error(chainIdProblem);
+      throw new Error(chainIdProblem);
+    }
+    chainIdProblem = null;
+  }
+
+  let started: Promise<void> | null = null;
+  function ensureStarted(): Promise<void> {
+    started ??= (async () => {
+      await ensureChainId();
+      await probeTrace();
+    })().catch((error: unknown) => {
+      started = null;
+      throw error;
+    });
+    return started;
+  }
+
+  async function fullBlock(ref: BlockRef): Promise<RpcBlock> {
+    const cached = blocks.get(ref.hash);
+    if (cached !== undefined) return cached;
+    const block = await rpc.request<RpcBlock | null>('eth_getBlockByHash', [ref.hash, true]);
+    if (block === null)
+      throw new Error(`Block ${ref.number} ${ref.hash} is no longer known to the node (reorg)`);
+    remember(block);
+    return block;
+  }
+
+  async function tokenLogs(block: RpcBlock, watched: ReadonlySet<string>): Promise<RpcLog[]> {
+    if (contracts.length === 0 || watched.size === 0) return [];
+    if (!bloomMayContain(block.logsBloom, [transferTopicHash])) return [];
+    if (!contractHashes.some((h) => bloomMayContain(block.logsBloom, [h]))) return [];
+    const toFilter = watched.size <= shared.logsAddressLimit ? [...watched].map(addressTopic) : null;
+    return rpc.request<RpcLog[]>('eth_getLogs', [
+      { blockHash: block.hash, address: contracts, topics: [TRANSFER_TOPIC, null, toFilter] },
+    ]);
+  }
+
+  async function internalTransfers(block: RpcBlock, watched: ReadonlySet<string>): Promise<Found[]> {
+    if (traceMode === 'debug') {
+      const traces = await rpc.request<Array<{ txHash?: string; result: CallFrame }>>(
+        'debug_traceBlockByHash',
+        [block.hash, { tracer: 'callTracer' }],
+      );
+      const out: Found[] = [];
+      traces.forEach((trace, index) => {
+        const tx = block.transactions[index];
+        const txHash = trace.txHash ?? tx?.hash;
+        if (txHash === undefined) return;
+        out.push(...internalFromCallTrace(trace.result, txHash, index, watched, nativeCode));
+      });
+      return out;
+    }
+    if (traceMode === 'trace') {
+      const traces = await rpc.request<ParityTrace[]>('trace_block', [block.number]);
+      if (traces.some((t) => t.blockHash.toLowerCase() !== block.hash.toLowerCase())) {
+        throw new Error(`trace_block ${Number(block.number)} answered for another fork; rescanning`);
+      }
+      return internalFromParityTraces(traces, watched, nativeCode);
+    }
+    return [];
+  }
+
+  async function nonceFor(address: string, taken: Map<string, number>, open: Bundle[]): Promise<number> {
+    const key = address.toLowerCase();
+    const inBuild = taken.get(key);
+    if (inBuild !== undefined) {
+      taken.set(key, inBuild + 1);
+      return inBuild + 1;
+    }
+    let nonce = Number(await rpc.request<string>('eth_getTransactionCount', [address, 'pending']));
+    for (const bundle of open) {
+      for (const tx of bundle.txs)
+        if (tx.from.toLowerCase() === key && tx.nonce >= nonce) nonce = tx.nonce + 1;
+    }
+    const recent = recentNonces.get(key);
+    if (recent !== undefined && Date.now() - recent.at < 60_000 && recent.nonce >= nonce)
+      nonce = recent.nonce + 1;
+    taken.set(key, nonce);
+    return nonce;
+  }
+
+  async function fees(): Promise<{ baseFee: bigint; tip: bigint; maxFee: bigint }> {
+    const latest = await rpc.request<{ baseFeePerGas?: string }>('eth_getBlockByNumber', ['latest', false]);
+    const baseFee = BigInt(latest.baseFeePerGas ?? '0x0');
+    let tip: bigint;
+    try {
+      tip = BigInt(await rpc.request<string>('eth_maxPriorityFeePerGas'));
+    } catch {
+      tip = 1_000_000_000n;
+    }
+    const wanted = baseFee * 2n + tip;
+    if (baseFee + tip > settings.maxFeePerGasWei) {
+      throw new Error(
+        `network fee ${baseFee + tip} wei/gas is above the cap of ${settings.maxFeePerGasWei} (MAX_FEE_GWEI); sweep waits`,
+      );
+    }
+    const maxFee = wanted < settings.maxFeePerGasWei ? wanted : settings.maxFeePerGasWei;
+    return { baseFee, tip: tip < maxFee ? tip : maxFee, maxFee };
+  }
+
+  async function sign(
+    key: Hex,
+    tx: { to: string; value: bigint; gas: bigint; nonce: number; maxFee: bigint; tip: bigint; data?: Hex },
+  ): Promise<{ raw: Hex; hash: Hex; from: string }> {
+    const account = privateKeyToAccount(key);
+    const raw = await account.signTransaction({
+      type: 'eip1559',
+      chainId: expectedChainId ?? Number(await rpc.request<string>('eth_chainId')),
+      nonce: tx.nonce,
+      to: tx.to as Hex,
+      value: tx.value,
+      gas: tx.gas,
+      maxFeePerGas: tx.maxFee,
+      maxPriorityFeePerGas: tx.tip,
+      ...(tx.data === undefined ? {} : { data: tx.data }),
+    });
+    return { raw, hash: keccak256(raw), from: account.address };
+  }
+
+  const depositKey = (index: number): Hex =>
+    `0x${Buffer.from(deriver.derivePrivateKey(chainId, isTest, index)).toString('hex')}` as Hex;
+
+  async function receipt(hash: string): Promise<RpcReceipt | null> {
+    return rpc.request<RpcReceipt | null>('eth_getTransactionReceipt', [hash]);
+  }
+
+  async function send(tx: BundleTx): Promise<void> {
+    try {
+      await rpc.request('eth_sendRawTransaction', [tx.raw]);
+      logger.info({ txHash: tx.hash, from: tx.from, nonce: tx.nonce }, 'sweep transaction sent');
+    } catch (error) {
+      if (isAlreadyKnown(error)) return;
+      // "nonce too low" for a transaction that is already mined is fine; anything else is reported to the caller.
+      if ((await receipt(tx.hash)) !== null) return;
+      throw error;
+    }
+  }
+
+  /** Sends every transaction of the bundle the node does not have yet, in order, each after its top-up is mined. */
+  async function push(bundle: Bundle): Promise<void> {
+    const mined = new Set<string>();
+    for (const tx of bundle.txs) {
+      if ((await receipt(tx.hash)) !== null) {
+        mined.add(tx.hash);
+        continue;
+      }
+      if (tx.fundedBy !== undefined && !mined.has(tx.fundedBy)) return; // its gas is not there yet: next round
+      const known = await rpc.request<unknown>('eth_getTransactionByHash', [tx.hash]);
+      if (known === null) await send(tx);
+    }
+  }
+
+  return {
+    chain: chainId,
+    isTest,
+    simulated: false,
+    requiredConfirmations: deps.requiredConfirmations,
+    gasWallet: gasAccount.address,
+
+    start: ensureStarted,
+
+    async head() {
+      await ensureStarted();
+      const block = await rpc.request<RpcBlock | null>('eth_getBlockByNumber', ['latest', false]);
+      if (block === null) return null;
+      const ref = toRef(block);
+      lastHead = { number: ref.number, timestamp: ref.timestamp, seenAt: new Date() };
+      return ref;
+    },
+
+    async block(number) {
+      const block = await rpc.request<RpcBlock | null>('eth_getBlockByNumber', [hex(number), true]);
+      if (block === null) return null;
+      remember(block);
+      return toRef(block);
+    },
+
+    async transfers(ref, watched): Promise<Transfer[]> {
+      if (watched.size === 0) return [];
+      await ensureStarted();
+      const block = await fullBlock(ref);
+      const [logs, internal] = await Promise.all([
+        tokenLogs(block, watched),
+        internalTransfers(block, watched),
+      ]);
+      const native = nativeCandidates(block, watched, nativeCode);
+      const ether = [...native, ...internal];
+      // Ether counts only from transactions that succeeded in this very block.
+      const hashes = [...new Set(ether.map((f) => f.txHash))];
+      const receipts = await Promise.all(hashes.map((h) => receipt(h)));
+      const ok = new Set<string>();
+      receipts.forEach((r, i) => {
+        const h = hashes[i];
+        if (r === null || h === undefined)
+          throw new Error(`Receipt of ${h} missing; block ${ref.number} rescanned`);
+        if (r.blockHash.toLowerCase() !== block.hash.toLowerCase()) {
+          throw new Error(
+            `Receipt of ${h} is in another block than ${block.hash}; rescanning after the reorg`,
+          );
+        }
+        if (r.status === '0x1') ok.add(h);
+      });
+      const found = [
+        ...ether.filter((f) => ok.has(f.txHash)),
+        ...tokenTransfers(logs, block.hash, watched, assetByContract),
+      ];
+      // EIP-55 form whatever the node or a log topic gave (traces and topics are lower-case).
+      return inBlockOrder(found).map(({ txIndex: _txIndex, ...transfer }) => ({
+        ...transfer,
+        to: getAddress(transfer.to),
+      }));
+    },
+
+    addressKey: (address) => address.toLowerCase(),
+
+    async buildForward(intent: ForwardIntent): Promise<BuiltForward> {
+      await ensureStarted();
+      const asset = getAsset(info, intent.asset);
+      if (asset === undefined) throw new Error(`${chainId} has no asset ${intent.asset}`);
+      if (intent.to === null) throw new Error(`${chainId}: no payout wallet to forward to`);
+      const to = intent.to;
+      const { tip, maxFee } = await fees();
+      const open = (await bundles.open()).flatMap((raw) => {
+        try {
+          return [parseBundle(raw)];
+        } catch {
+          return [];
+        }
+      });
+      const taken = new Map<string, number>();
+      const txs: BundleTx[] = [];
+      let amount = 0n;
+      let fee = 0n;
+
+      if (asset.isNative) {
+        for (const input of intent.inputs) {
+          const balance = BigInt(await rpc.request<string>('eth_getBalance', [input.address, 'latest']));
+          const available = input.amount < balance ? input.amount : balance;
+          let gas = 21_000n;
+          try {
+            gas = BigInt(
+              await rpc.request<string>('eth_estimateGas', [{ from: input.address, to, value: hex(1n) }]),
+            );
+          } catch {
+            gas = 21_000n;
+          }
+          const cost = gas * maxFee;
+          if (available <= cost) {
+            dustLog.push({ address: input.address, asset: asset.code, amount: available, at: new Date() });
+            logger.warn(
+              { address: input.address, amount: available.toString(), fee: cost.toString() },
+              'deposit worth less than the sweep fee left on its address (dust)',
+            );
+            continue;
+          }
+          const nonce = await nonceFor(input.address, taken, open);
+          // Priority fee = max fee: the fee charged is exactly gas × maxFee, so balance − fee leaves nothing behind.
+          const signed = await sign(depositKey(input.derivationIndex), {
+            to,
+            value: available - cost,
+            gas,
+            nonce,
+            maxFee,
+            tip: maxFee,
+          });
+          txs.push({ ...signed, nonce });
+          amount += available - cost;
+          fee += cost;
+        }
+      } else {
+        const contract = contractOf(asset, isTest);
+        if (contract === null) throw new Error(`${asset.code} has no contract on ${chainId} in this mode`);
+        for (const input of intent.inputs) {
+          const balanceData = await rpc.request<Hex>('eth_call', [
+            {
+              to: contract,
+              data: encodeFunctionData({
+                abi: erc20,
+                functionName: 'balanceOf',
+                args: [input.address as Hex],
+              }),
+            },
+            'latest',
+          ]);
+          const tokenBalance = BigInt(balanceData === '0x' ? '0x0' : balanceData);
+          const value = input.amount < tokenBalance ? input.amount : tokenBalance;
+          if (value <= 0n) {
+            logger.warn(
+              { address: input.address, asset: asset.code },
+              'nothing to sweep: token balance is zero',
+            );
+            continue;
+          }
+          const data = encodeFunctionData({ abi: erc20, functionName: 'transfer', args: [to as Hex, value] });
+          let gas: bigint;
+          try {
+            gas = BigInt(
+              await rpc.request<string>('eth_estimateGas', [{ from: input.address, to: contract, data }]),
+            );
+          } catch {
+            gas = 100_000n;
+          }
+          gas = (gas * 12n) / 10n;
+          const need = gas * maxFee;
+          const ethBalance = BigInt(await rpc.request<string>('eth_getBalance', [input.address, 'latest']));
+          let fundedBy: Hex | undefined;
+          if (ethBalance < need) {
+            const topUpNonce = await nonceFor(gasAccount.address, taken, open);
+            const topUp = await sign(gasKey, {
+              to: input.address,
+              value: need - ethBalance,
+              gas: 21_000n,
+              nonce: topUpNonce,
+              maxFee,
+              tip,
+            });
+            txs.push({ ...topUp, nonce: topUpNonce });
+            fundedBy = topUp.hash;
+            fee += 21_000n * maxFee;
+          }
+          const nonce = await nonceFor(input.address, taken, open);
+          const signed = await sign(depositKey(input.derivationIndex), {
+            to: contract,
+            value: 0n,
+            gas,
+            nonce,
+            maxFee,
+            tip,
+            data,
+          });
+          txs.push({ ...signed, nonce, ...(fundedBy === undefined ? {} : { fundedBy }) });
+          amount += value;
+          fee += need;
+        }
+      }
+      const last = txs.at(-1);
+      if (last === undefined) {
+        throw new Error(
+          `${chainId} ${asset.code}: every input is dust (worth less than its sweep fee); nothing sent`,
+        );
+      }
+      for (const [address, nonce] of taken) recentNonces.set(address, { nonce, at: Date.now() });
+      const bundle: Bundle = { evm: 1, chain: chainId, txs };
+      return { txHash: last.hash, rawTx: JSON.stringify(bundle), amount, fee };
+    },
+
+    async broadcast(rawTx) {
+      await push(parseBundle(rawTx));
+    },
+
+    async forwardStatus(txHash): Promise<ForwardStatus> {
+      const raw = await bundles.byHash(txHash);
+      if (raw === null) {
+        const r = await receipt(txHash);
+        return r === null
+          ? { state: 'unknown' }
+          : { state: 'included', blockNumber: 0, blockHash: r.blockHash };
+      }
+      const bundle = parseBundle(raw);
+      let newest: { blockNumber: number; blockHash: string } | null = null;
+      let missing = false;
+      for (const tx of bundle.txs) {
+        const r = await rpc.request<(RpcReceipt & { blockNumber: string }) | null>(
+          'eth_getTransactionReceipt',
+          [tx.hash],
+        );
+        if (r === null) {
+          missing = true;
+          continue;
+        }
+        if (r.status !== '0x1') logger.error({ txHash: tx.hash }, 'sweep transaction reverted on chain');
+        const blockNumber = Number(r.blockNumber);
+        if (newest === null || blockNumber > newest.blockNumber)
+          newest = { blockNumber, blockHash: r.blockHash };
+      }
+      if (missing) {
+        // Whatever the node dropped or never got (a top-up's follower) is sent again: the same signed bytes.
+        await push(bundle).catch((error: unknown) =>
+          logger.warn(
+            { txHash, error: error instanceof Error ? error.message : String(error) },
+            'sweep re-send failed',
+          ),
+        );
+        const anyKnown = await rpc.request<unknown>('eth_getTransactionByHash', [txHash]);
+        return anyKnown === null && newest === null ? { state: 'unknown' } : { state: 'pending' };
+      }
+      if (newest === null) return { state: 'unknown' };
+      return { state: 'included', ...newest };
+    },
+
+    async readiness() {
+      const name = `${chainId} (${isTest ? 'test' : 'live'})`;
+      if (chainIdProblem !== null) return `${name}: ${chainIdProblem}`;
+      const health = rpc.health();
+      if (health.down !== null) {
+        return `${name}: ${health.down.reason} since ${health.down.since.toISOString()}`;
+      }
+      if (traceMode === 'none') return null;
+      const maxAge = shared.maxHeadAgeSeconds ?? Math.max(60, info.blockTimeSeconds * 10);
+      if (maxAge > 0 && lastHead !== null) {
+        const age = (lastHead.seenAt.getTime() - lastHead.timestamp.getTime()) / 1000;
+        if (age > maxAge)
+          return `${name}: node lagging: head block ${lastHead.number} is ${Math.round(age)} s old`;
+      }
+      return null;
+    },
+
+    async finalizedBlock() {
+      try {
+        const block = await rpc.request<RpcBlock | null>('eth_getBlockByNumber', ['finalized', false]);
+        return block === null ? null : Number(block.number);
+      } catch {
+        return null;
+      }
+    },
+
+    dust: () => [...dustLog],
+  };
+}

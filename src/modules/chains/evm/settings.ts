@@ -1,0 +1,127 @@
+import { type ChainId, chains } from '../registry.ts';
+
+/**
+ * The environment of the EVM chains. Per chain (NAME = the chain id upper-cased: ETHEREUM, BASE, POLYGON, ARBITRUM,
+ * OPTIMISM, BSC), for live mode `SVC_CHAIN_<NAME>_…` and for test mode on a real test network `SVC_TEST_CHAIN_<NAME>_…`:
+ * - `RPC_URL`       one or more JSON-RPC URLs, comma-separated; the first that answers is used, the others are
+ *                   failovers. Live mode on the chain is on only when this is set; test mode uses the simulator
+ *                   unless its test variable is set.
+ * - `GAS_KEY`       0x-prefixed private key of the wallet that tops up deposit addresses with gas before a token
+ *                   sweep; unset: the key derived from the mode's mnemonic at the reserved index 2^31-1.
+ * - `CHAIN_ID`      the EIP-155 chain id the node must report (default: the registry's, 1 for ethereum, …; set it for
+ *                   a local node or a fork).
+ * - `MAX_FEE_GWEI`  cap on the max fee per gas of a sweep; above it sweeps wait (default 500, 10 on L2s).
+ * - `FINALITY`      `confirmations` (default: SVC_CONFIRMATIONS / the registry's depth) or `finalized` (a deposit is
+ *                   final only once the node's `finalized` block covers it too; meaningful on Ethereum L1).
+ * - `TRACE`         how transfers made by contracts are found: `auto` (probe debug_traceBlockByHash, then
+ *                   trace_block, else balance reconciliation), `debug`, `trace`, `reconcile`.
+ * Shared: SVC_EVM_LOGS_BLOCK_RANGE, SVC_EVM_LOGS_ADDRESS_LIMIT, SVC_EVM_RPC_TIMEOUT_MS, SVC_EVM_RPC_RETRIES,
+ * SVC_EVM_MAX_HEAD_AGE_SECONDS, SVC_EVM_RECONCILE_EVERY_BLOCKS (see config.ts).
+ */
+
+export type TraceMode = 'auto' | 'debug' | 'trace' | 'reconcile';
+export type FinalityMode = 'confirmations' | 'finalized';
+
+export interface EvmChainSettings {
+  chain: ChainId;
+  isTest: boolean;
+  rpcUrls: string[];
+  gasKey: `0x${string}` | undefined;
+  /** Overrides the registry's EIP-155 id (local nodes, forks). */
+  chainId: number | undefined;
+  maxFeePerGasWei: bigint;
+  finality: FinalityMode;
+  trace: TraceMode;
+}
+
+export interface EvmSettings {
+  /** One entry per (chain, mode) that has RPC URLs. */
+  chains: EvmChainSettings[];
+  /** Most blocks in one ranged eth_getLogs (catch-up). */
+  logsBlockRange: number;
+  /** Most addresses in one eth_getLogs topic list; with more watched addresses the Transfer logs are filtered here. */
+  logsAddressLimit: number;
+  rpcTimeoutMs: number;
+  /** Rounds over every URL before a request fails (with backoff between rounds). */
+  rpcRetries: number;
+  /** A head older than this makes /readyz report the node as lagging; 0 turns the check off. */
+  maxHeadAgeSeconds: number | undefined;
+  /** In `reconcile` mode, how often (in blocks) watched balances are compared with what was credited. */
+  reconcileEveryBlocks: number;
+}
+
+const L2S = new Set<ChainId>(['base', 'optimism', 'arbitrum']);
+
+function envName(chain: ChainId): string {
+  return chain.toUpperCase();
+}
+
+/** Reads every SVC_CHAIN_* / SVC_TEST_CHAIN_* variable of the EVM chains; throws an Error naming the variable. */
+export function parseEvmChainSettings(env: Record<string, string | undefined>): EvmChainSettings[] {
+  const out: EvmChainSettings[] = [];
+  for (const chain of chains) {
+    if (chain.family !== 'evm') continue;
+    for (const isTest of [false, true]) {
+      const prefix = `${isTest ? 'SVC_TEST_CHAIN' : 'SVC_CHAIN'}_${envName(chain.id)}_`;
+      const get = (name: string): string | undefined => {
+        const value = env[`${prefix}${name}`]?.trim();
+        return value === undefined || value === '' ? undefined : value;
+      };
+      const urlText = get('RPC_URL');
+      if (urlText === undefined) continue;
+      const rpcUrls = urlText
+        .split(',')
+        .map((url) => url.trim())
+        .filter((url) => url !== '');
+      for (const url of rpcUrls) {
+        if (!/^(https?|wss?):\/\/[^\s]+$/.test(url)) {
+          throw new Error(`${prefix}RPC_URL: "${redactUrl(url)}" is not an http(s):// or ws(s):// URL`);
+        }
+      }
+      const gasKey = get('GAS_KEY');
+      if (gasKey !== undefined && !/^0x[0-9a-fA-F]{64}$/.test(gasKey)) {
+        throw new Error(`${prefix}GAS_KEY: must be a 0x-prefixed 32-byte hex private key`);
+      }
+      const chainIdText = get('CHAIN_ID');
+      if (chainIdText !== undefined && !/^[1-9]\d{0,15}$/.test(chainIdText)) {
+        throw new Error(`${prefix}CHAIN_ID: must be a positive integer`);
+      }
+      const maxFeeText = get('MAX_FEE_GWEI') ?? (L2S.has(chain.id) ? '10' : '500');
+      if (!/^\d{1,9}(\.\d{1,9})?$/.test(maxFeeText) || /^0+(\.0+)?$/.test(maxFeeText)) {
+        throw new Error(`${prefix}MAX_FEE_GWEI: must be a positive number of gwei (up to 9 decimals)`);
+      }
+      const [whole = '0', fraction = ''] = maxFeeText.split('.');
+      const maxFeePerGasWei = BigInt(whole) * 1_000_000_000n + BigInt(fraction.padEnd(9, '0') || '0');
+      const finality = get('FINALITY') ?? 'confirmations';
+      if (finality !== 'confirmations' && finality !== 'finalized') {
+        throw new Error(`${prefix}FINALITY: must be "confirmations" or "finalized"`);
+      }
+      const trace = get('TRACE') ?? 'auto';
+      if (trace !== 'auto' && trace !== 'debug' && trace !== 'trace' && trace !== 'reconcile') {
+        throw new Error(`${prefix}TRACE: must be auto, debug, trace or reconcile`);
+      }
+      out.push({
+        chain: chain.id,
+        isTest,
+        rpcUrls,
+        gasKey: gasKey as `0x${string}` | undefined,
+        chainId: chainIdText === undefined ? undefined : Number(chainIdText),
+        maxFeePerGasWei,
+        finality,
+        trace,
+      });
+    }
+  }
+  return out;
+}
+
+/** A URL as it may appear in logs: scheme, host and port only (paths and queries often hold API keys). */
+export function redactUrl(url: string): string {
+  try {
+    const parsed = new URL(url);
+    const hidden = parsed.pathname.length > 1 || parsed.search !== '' || parsed.username !== '';
+    return `${parsed.protocol}//${parsed.host}${hidden ? '/…' : ''}`;
+  } catch {
+    return '(invalid URL)';
+  }
+}
