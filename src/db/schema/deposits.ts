@@ -49,9 +49,7 @@ export const deposits = pgTable(
   (table) => [
     uniqueIndex('deposits_transfer_key').on(table.chain, table.isTest, table.txHash, table.outputIndex),
     index('deposits_payment_idx').on(table.paymentId),
-    index('deposits_unfinal_idx')
-      .on(table.chain, table.isTest, table.blockNumber)
-      .where(sql`state = 'seen'`),
+    index('deposits_unfinal_idx').on(table.chain, table.isTest, table.blockNumber).where(sql`state = 'seen'`),
     index('deposits_unforwarded_idx')
       .on(table.chain, table.isTest)
       .where(sql`state = 'final' and forward_id is null`),

@@ -1,4 +1,4 @@
-import type { ChainId } from './registry.ts';
+import { type ChainId, getChain } from './registry.ts';
 
 /**
  * What the settlement engine needs from one chain in one mode. The watcher, the confirmations pass and the forwarder
@@ -78,4 +78,15 @@ export interface ChainAdapter {
   broadcast(rawTx: string): Promise<void>;
   /** Where a broadcast transaction is now. */
   forwardStatus(txHash: string): Promise<ForwardStatus>;
+}
+
+/**
+ * The form in which a chain compares addresses: EVM addresses and bech32 ones are case-insensitive (lower-cased
+ * here); base58 addresses (Solana, Tron, legacy Bitcoin) are case-sensitive and kept as they are.
+ */
+export function addressKey(chain: ChainId, address: string): string {
+  const family = getChain(chain)?.family;
+  if (family === 'evm') return address.toLowerCase();
+  if (family === 'bitcoin' && /^(bc|tb|bcrt|ltc|tltc|rltc)1/i.test(address)) return address.toLowerCase();
+  return address;
 }

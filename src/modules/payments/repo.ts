@@ -1,4 +1,5 @@
-import { and, desc, eq, gte, lt, sql } from 'drizzle-orm';
+import { and, asc, desc, eq, gt, gte, inArray, lt, lte, sql } from 'drizzle-orm';
+import { pgArray } from '../../db/arrays.ts';
 import { type Db, queryRows } from '../../db/client.ts';
 import { idempotencyKeys, payments } from '../../db/schema/index.ts';
 import type { PaymentStatus } from './schemas.ts';
@@ -135,6 +136,114 @@ export function createPaymentsRepo(db: Db) {
             eq(idempotencyKeys.key, key),
           ),
         );
+    },
+
+    // ---- settlement ----
+
+    /** Locks payments for a state change in the caller's transaction (in id order, so lockers never deadlock). */
+    async lockForSettlement(tx: Db, ids: string[]): Promise<PaymentRow[]> {
+      if (ids.length === 0) return [];
+      return tx
+        .select()
+        .from(payments)
+        .where(inArray(payments.id, ids))
+        .orderBy(asc(payments.id))
+        .for('update');
+    },
+
+    async byIds(tx: Db, ids: string[]): Promise<PaymentRow[]> {
+      if (ids.length === 0) return [];
+      return tx.select().from(payments).where(inArray(payments.id, ids));
+    },
+
+    /** Writes status, received and latest deposit hash of many payments in one statement. */
+    async applySettlement(
+      tx: Db,
+      updates: Array<{ id: string; status: string; receivedBaseUnits: string; txHash: string | null }>,
+      now: Date,
+    ): Promise<void> {
+      if (updates.length === 0) return;
+      await tx.execute(
+        sql`update payments p set status = v.status, received_base_units = v.received, tx_hash = v.tx_hash,
+                   updated_at = ${now.toISOString()}::timestamptz
+            from unnest(${pgArray(updates.map((u) => u.id))}::uuid[],
+                        ${pgArray(updates.map((u) => u.status))}::text[],
+                        ${pgArray(updates.map((u) => u.receivedBaseUnits))}::numeric[],
+                        ${pgArray(updates.map((u) => u.txHash))}::text[]) as v(id, status, received, tx_hash)
+            where p.id = v.id`,
+      );
+    },
+
+    /** Payments of a chain and mode created at or after `createdFrom` whose window ends after `expiresAfter`. */
+    async watchable(
+      db: Db,
+      chain: string,
+      isTest: boolean,
+      createdFrom: Date,
+      expiresAfter: Date,
+    ): Promise<Array<{ id: string; address: string; asset: string; createdAt: Date }>> {
+      return db
+        .select({
+          id: payments.id,
+          address: payments.address,
+          asset: payments.asset,
+          createdAt: payments.createdAt,
+        })
+        .from(payments)
+        .where(
+          and(
+            eq(payments.chain, chain),
+            eq(payments.isTest, isTest),
+            gte(payments.createdAt, createdFrom),
+            gt(payments.expiresAt, expiresAfter),
+          ),
+        );
+    },
+
+    /** Open payments whose window has ended, oldest first, locked (skipping rows another process holds). */
+    async lockDueForExpiry(tx: Db, now: Date, limit: number): Promise<string[]> {
+      const rows = await tx
+        .select({ id: payments.id })
+        .from(payments)
+        .where(and(inArray(payments.status, ['pending', 'underpaid']), lte(payments.expiresAt, now)))
+        .orderBy(asc(payments.expiresAt))
+        .limit(limit)
+        .for('update', { skipLocked: true });
+      return rows.map((row) => row.id);
+    },
+
+    /** The earliest window end among open payments, to know when to look again. */
+    async nextExpiry(db: Db): Promise<Date | null> {
+      const [row] = await db
+        .select({ expiresAt: payments.expiresAt })
+        .from(payments)
+        .where(inArray(payments.status, ['pending', 'underpaid']))
+        .orderBy(asc(payments.expiresAt))
+        .limit(1);
+      return row?.expiresAt ?? null;
+    },
+
+    /** Ends a payment's window now (test mode `simulate` with outcome `expired`). */
+    async endWindow(tx: Db, id: string, now: Date): Promise<void> {
+      await tx.update(payments).set({ expiresAt: now, updatedAt: now }).where(eq(payments.id, id));
+    },
+
+    /** Records a final forward on its payments: when, its hash, and each payment's share of the fee added up. */
+    async applyForwarded(
+      tx: Db,
+      updates: Array<{ id: string; fee: bigint }>,
+      txHash: string,
+      at: Date,
+    ): Promise<void> {
+      if (updates.length === 0) return;
+      await tx.execute(
+        sql`update payments p set forwarded_at = ${at.toISOString()}::timestamptz, forward_tx_hash = ${txHash},
+                   forward_fee_base_units = coalesce(p.forward_fee_base_units, 0) + v.fee,
+                   updated_at = ${at.toISOString()}::timestamptz
+            from unnest(${pgArray(updates.map((u) => u.id))}::uuid[],
+                        ${pgArray(updates.map((u) => u.fee.toString()))}::numeric[]) as v(id, fee)
+            where p.id = v.id`,
+      );
     },
 
     async deleteIdempotencyOlderThan(cutoff: Date): Promise<void> {

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { uuidPattern } from '../../lib/ids.ts';
+import { eventSchema } from '../webhooks/delivery-schemas.ts';
 
 export const paymentStatuses = [
   'pending',
@@ -57,7 +58,11 @@ export const createPaymentSchema = z.strictObject({
 });
 export type CreatePaymentInput = z.infer<typeof createPaymentSchema>;
 
-export const confirmationsSchema = z.object({ seen: z.number().int(), required: z.number().int() });
+export const confirmationsSchema = z
+  .object({ seen: z.number().int(), required: z.number().int() })
+  .describe(
+    'Confirmations of the least-confirmed unfinal deposit (all required once every deposit is final; 0 before any).',
+  );
 
 export const paymentSchema = z
   .object({
@@ -84,11 +89,98 @@ export const paymentSchema = z
     redirect_url: z.string().nullable(),
     checkout_url: z.string(),
     payment_uri: z.string(),
+    forwarded_at: z.iso
+      .datetime()
+      .nullable()
+      .describe('When the latest forwarding transaction to the payout wallet became final.'),
+    forward_tx_hash: z.string().nullable().describe('Hash of that forwarding transaction.'),
+    forward_fee_native: z
+      .string()
+      .nullable()
+      .describe(
+        "Network fees paid to forward this payment's funds, in the chain's native coin (its share when batched).",
+      ),
     created_at: z.iso.datetime(),
     expires_at: z.iso.datetime(),
   })
   .meta({ id: 'Payment' });
 export type PaymentView = z.infer<typeof paymentSchema>;
+
+export const depositStates = ['seen', 'final', 'reverted'] as const;
+
+export const depositSchema = z
+  .object({
+    id: z.string().describe('Deposit id, prefixed `dep_`.'),
+    tx_hash: z.string(),
+    output_index: z
+      .number()
+      .int()
+      .describe('Output (UTXO chains) or log index (account chains) in the transaction.'),
+    asset: z.string(),
+    amount_native: z.string(),
+    block_number: z.number().int(),
+    block_hash: z.string(),
+    state: z
+      .enum(depositStates)
+      .describe(
+        '`seen` (in a block, not final yet), `final`, or `reverted` (its block was reorganised away).',
+      ),
+    confirmations: z.number().int(),
+    confirmations_required: z.number().int(),
+    counted: z.boolean().describe("Whether it is in the payment's asset and so counts towards received."),
+    simulated: z.boolean().describe('A test-mode deposit on the simulated chain.'),
+    explorer_url: z.string().nullable().describe('Block explorer link (null on the simulated chain).'),
+    seen_at: z.iso.datetime(),
+    final_at: z.iso.datetime().nullable(),
+    reverted_at: z.iso.datetime().nullable(),
+  })
+  .meta({ id: 'Deposit' });
+export type DepositView = z.infer<typeof depositSchema>;
+
+export const paymentDetailSchema = paymentSchema
+  .extend({
+    deposits: z.array(depositSchema),
+    events: z.array(eventSchema).describe('The payment’s events (at most 100), oldest first.'),
+  })
+  .meta({ id: 'PaymentDetail' });
+export type PaymentDetailView = z.infer<typeof paymentDetailSchema>;
+
+export const simulateOutcomes = ['paid', 'underpaid', 'overpaid', 'expired'] as const;
+
+export const simulatePaymentSchema = z.strictObject({
+  outcome: z
+    .enum(simulateOutcomes)
+    .describe(
+      '`paid`: sends what is still due; `underpaid`: less; `overpaid`: more; `expired`: ends the window now. ' +
+        'The deposit lands in the next simulated block and walks through confirmations at the chain’s pace.',
+    ),
+  amount_native: z
+    .string()
+    .max(80)
+    .optional()
+    .describe(
+      'The exact amount to send, in the payment’s asset (decimal string), instead of the outcome’s default.',
+    ),
+});
+export type SimulatePaymentInput = z.infer<typeof simulatePaymentSchema>;
+
+export const simulateResultSchema = z
+  .object({
+    outcome: z.enum(simulateOutcomes),
+    deposit: z
+      .object({
+        tx_hash: z.string(),
+        output_index: z.number().int(),
+        address: z.string(),
+        asset: z.string(),
+        amount_native: z.string(),
+      })
+      .nullable()
+      .describe('The simulated transfer, now in the simulated mempool (null for `expired`).'),
+    payment: paymentSchema,
+  })
+  .meta({ id: 'SimulatedPayment' });
+export type SimulateResultView = z.infer<typeof simulateResultSchema>;
 
 export const paymentListSchema = z
   .object({ data: z.array(paymentSchema), has_more: z.boolean(), next_cursor: z.string().nullable() })

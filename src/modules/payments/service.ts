@@ -5,24 +5,35 @@ import { modeForRead, modeForWrite } from '../../http/scope.ts';
 import type { Clock } from '../../lib/clock.ts';
 import { AppError } from '../../lib/errors.ts';
 import { uuidv7 } from '../../lib/ids.ts';
-import { convertToBaseUnits, fromBaseUnits, toBaseUnits } from '../../lib/money.ts';
+import { convertToBaseUnits, fromBaseUnits, ratioFromDecimal, toBaseUnits } from '../../lib/money.ts';
 import type { AddressDeriver } from '../chains/derivation.ts';
 import { paymentUri } from '../chains/payment-uri.ts';
 import {
-  type ChainId,
   type ChainInfo,
   chains,
+  explorerTxLink,
   getAsset,
   getChain,
   indexSpace,
   isAssetAvailable,
   networkOf,
-  requiredConfirmations,
 } from '../chains/registry.ts';
 import type { RatesService } from '../rates/index.ts';
+import { exactTolerances, type SettingsService, type Tolerances } from '../settings/service.ts';
+import type { ConfirmationsOf } from '../settlement/confirmations.ts';
+import type { SettlementRepo } from '../settlement/repo.ts';
+import { nextState, type Status, toleranceUnits } from '../settlement/state-machine.ts';
+import type { EventsService, PaymentEventSnapshot, RecordPaymentEventInput } from '../webhooks/events.ts';
 import { canonicalAmount, fiatDecimals } from './amounts.ts';
 import type { IdempotencyRow, PaymentRow, PaymentsRepo } from './repo.ts';
-import type { CheckoutView, CreatePaymentInput, PaymentStatus, PaymentView } from './schemas.ts';
+import type {
+  CheckoutView,
+  CreatePaymentInput,
+  DepositView,
+  PaymentDetailView,
+  PaymentStatus,
+  PaymentView,
+} from './schemas.ts';
 
 /** What payments need from pricing: a rate locked at creation. */
 export type RateProvider = Pick<RatesService, 'getRate' | 'isSupportedCurrency'>;
@@ -34,7 +45,39 @@ export interface PaymentsDeps {
   deriver: AddressDeriver;
   rates: RateProvider;
   publicUrl: string;
-  confirmationOverrides: Partial<Record<ChainId, number>>;
+  /** Confirmations a deposit of this chain and mode needs (settlement/confirmations.ts). */
+  confirmationsOf: ConfirmationsOf;
+  /** The outbox: every status change writes its events in the same transaction. */
+  events: Pick<EventsService, 'recordPaymentEvent' | 'listEvents'>;
+  settings: Pick<SettingsService, 'tolerancesFor' | 'defaultWindowSeconds' | 'payoutWallet'>;
+  /** What settlement recorded about deposits and chain heights (read only). */
+  deposits: Pick<
+    SettlementRepo,
+    'depositFacts' | 'depositsOfPayment' | 'confirmationSummaries' | 'cursorHeights'
+  >;
+}
+
+/** How many confirmations a payment shows: its least-confirmed unfinal deposit's, or all once final. */
+interface SeenInput {
+  newestUnfinalBlock: number | null;
+  anyFinal: boolean;
+  height: number | undefined;
+}
+
+function confirmationsSeen(summary: SeenInput | undefined, required: number): number {
+  if (summary === undefined) return 0;
+  if (summary.newestUnfinalBlock !== null && summary.height !== undefined) {
+    return Math.max(0, Math.min(required, summary.height - summary.newestUnfinalBlock + 1));
+  }
+  return summary.anyFinal ? required : 0;
+}
+
+/** Base units of `asset` worth `amount` of the payment's currency at its locked rate, rounded down. */
+function currencyToBaseUnits(amount: string, rate: string, decimals: number): bigint {
+  const a = ratioFromDecimal(amount);
+  const r = ratioFromDecimal(rate);
+  if (a.num === 0n || r.num === 0n) return 0n;
+  return (a.num * r.den * 10n ** BigInt(decimals)) / (a.den * r.num);
 }
 
 export const DEFAULT_WINDOW_SECONDS = 30 * 60;
@@ -107,7 +150,7 @@ export function createPaymentsService(deps: PaymentsDeps) {
     return { chain, asset, expected, received, remaining };
   }
 
-  function toView(row: PaymentRow): PaymentView {
+  function toView(row: PaymentRow, seen = 0): PaymentView {
     const { chain, asset, expected, received, remaining } = amounts(row);
     return {
       payment_id: row.id,
@@ -122,7 +165,7 @@ export function createPaymentsService(deps: PaymentsDeps) {
       remaining_amount_native: fromBaseUnits(remaining, asset.decimals),
       tx_hash: row.txHash,
       rate: { value: row.rate, source: row.rateSource },
-      confirmations: { seen: 0, required: requiredConfirmations(chain, deps.confirmationOverrides) },
+      confirmations: { seen, required: deps.confirmationsOf(chain.id, row.isTest) },
       is_test: row.isTest,
       order_id: row.orderId,
       metadata: row.metadata,
@@ -135,13 +178,153 @@ export function createPaymentsService(deps: PaymentsDeps) {
         amountBaseUnits: remaining,
         isTest: row.isTest,
       }),
+      forwarded_at: row.forwardedAt?.toISOString() ?? null,
+      forward_tx_hash: row.forwardTxHash,
+      forward_fee_native:
+        row.forwardFeeBaseUnits === null
+          ? null
+          : fromBaseUnits(BigInt(row.forwardFeeBaseUnits), chain.nativeAsset.decimals),
       created_at: row.createdAt.toISOString(),
       expires_at: row.expiresAt.toISOString(),
     };
   }
 
+  /** Confirmations seen of each payment, from its deposits and the watcher's height. */
+  async function seenOf(rows: PaymentRow[]): Promise<Map<string, number>> {
+    const out = new Map<string, number>();
+    if (rows.length === 0) return out;
+    const [summaries, heights] = await Promise.all([
+      deps.deposits.confirmationSummaries(
+        db,
+        rows.map((row) => row.id),
+      ),
+      deps.deposits.cursorHeights(db),
+    ]);
+    for (const row of rows) {
+      const summary = summaries.get(row.id);
+      const required = deps.confirmationsOf(row.chain, row.isTest);
+      out.set(
+        row.id,
+        confirmationsSeen(
+          summary === undefined
+            ? undefined
+            : { ...summary, height: heights.get(`${row.chain}:${row.isTest}`) },
+          required,
+        ),
+      );
+    }
+    return out;
+  }
+
+  function snapshot(
+    row: PaymentRow,
+    status: string,
+    received: bigint,
+    txHash: string | null,
+  ): PaymentEventSnapshot {
+    const { asset, expected } = amounts(row);
+    return {
+      payment_id: row.id,
+      status,
+      amount: row.amount,
+      currency: row.currency,
+      chain: row.chain,
+      tx_hash: txHash,
+      received_amount_native: fromBaseUnits(received, asset.decimals),
+      expected_amount_native: fromBaseUnits(expected, asset.decimals),
+      is_test: row.isTest,
+    };
+  }
+
+  function toleranceOf(row: PaymentRow, tolerances: Tolerances, expected: bigint, decimals: number) {
+    return {
+      under: toleranceUnits(
+        expected,
+        tolerances.underPercent,
+        currencyToBaseUnits(tolerances.underAmount, row.rate, decimals),
+      ),
+      over: toleranceUnits(
+        expected,
+        tolerances.overPercent,
+        currencyToBaseUnits(tolerances.overAmount, row.rate, decimals),
+      ),
+    };
+  }
+
+  /**
+   * Re-evaluates payments from their deposits inside the caller's transaction `tx` (which also recorded the deposit
+   * or block change that prompted it): locks them, runs the state machine, writes status, received amount and latest
+   * deposit hash, and records each event through the outbox. Returns how many statuses changed and events were written.
+   */
+  async function settle(tx: Db, ids: string[], now: Date): Promise<{ transitions: number; events: number }> {
+    const rows = await repo.lockForSettlement(tx, [...new Set(ids)]);
+    if (rows.length === 0) return { transitions: 0, events: 0 };
+    const [facts, tolerances] = await Promise.all([
+      deps.deposits.depositFacts(
+        tx,
+        rows.map((row) => ({ id: row.id, asset: row.asset, expiresAt: row.expiresAt })),
+      ),
+      deps.settings.tolerancesFor(
+        tx,
+        rows.map((row) => row.merchantId),
+      ),
+    ]);
+    const updates: Array<{ id: string; status: string; receivedBaseUnits: string; txHash: string | null }> =
+      [];
+    const events: RecordPaymentEventInput[] = [];
+    let transitions = 0;
+    for (const row of rows) {
+      const { asset, expected } = amounts(row);
+      const fact = facts.get(row.id) ?? {
+        received: 0n,
+        receivedInTime: 0n,
+        unfinalInTime: 0,
+        latestTxHash: null,
+      };
+      const receivedBefore = BigInt(row.receivedBaseUnits);
+      const transition = nextState({
+        status: row.status as Status,
+        expected,
+        receivedBefore,
+        receivedInTime: fact.receivedInTime,
+        unfinalInTime: fact.unfinalInTime,
+        windowEnded: now.getTime() >= row.expiresAt.getTime(),
+        tolerance: toleranceOf(
+          row,
+          tolerances.get(row.merchantId) ?? exactTolerances,
+          expected,
+          asset.decimals,
+        ),
+      });
+      if (
+        transition.status !== row.status ||
+        fact.received !== receivedBefore ||
+        fact.latestTxHash !== row.txHash
+      ) {
+        updates.push({
+          id: row.id,
+          status: transition.status,
+          receivedBaseUnits: fact.received.toString(),
+          txHash: fact.latestTxHash,
+        });
+      }
+      if (transition.status !== row.status) transitions += 1;
+      for (const step of transition.steps) {
+        events.push({
+          merchantId: row.merchantId,
+          type: step.event,
+          payment: snapshot(row, step.status, fact.received, fact.latestTxHash),
+          occurredAt: now,
+        });
+      }
+    }
+    await repo.applySettlement(tx, updates, now);
+    for (const event of events) await deps.events.recordPaymentEvent(tx, event);
+    return { transitions, events: events.length };
+  }
+
   /** Checks everything about the request that needs no database, and prices it. */
-  async function prepare(isTest: boolean, input: CreatePaymentInput) {
+  async function prepare(merchantId: string, isTest: boolean, input: CreatePaymentInput) {
     const chain = getChain(input.chain.toLowerCase());
     if (chain === undefined) {
       throw new AppError('unsupported_chain', `Unknown chain "${input.chain}"; GET /v1/chains lists them.`, {
@@ -167,7 +350,7 @@ export function createPaymentsService(deps: PaymentsDeps) {
       });
     }
     const amount = canonicalAmount(input.amount, currencyDecimals, currency);
-    const windowSeconds = input.expires_in ?? DEFAULT_WINDOW_SECONDS;
+    const windowSeconds = input.expires_in ?? (await deps.settings.defaultWindowSeconds(merchantId));
     if (windowSeconds < MIN_WINDOW_SECONDS || windowSeconds > MAX_WINDOW_SECONDS) {
       throw new AppError(
         'parameter_invalid',
@@ -185,6 +368,13 @@ export function createPaymentsService(deps: PaymentsDeps) {
         {
           param: 'chain',
         },
+      );
+    }
+    if (!isTest && (await deps.settings.payoutWallet(db, merchantId, false, chain.id)) === null) {
+      throw new AppError(
+        'payout_wallet_missing',
+        `Set a live payout wallet for ${chain.name} first (PUT /v1/settings/payout-wallets): received funds are forwarded there.`,
+        { param: 'chain' },
       );
     }
 
@@ -268,7 +458,7 @@ export function createPaymentsService(deps: PaymentsDeps) {
       const isTest = modeForWrite(principal, undefined);
       const merchantId = principal.merchantId;
       if (idempotencyKey === undefined) {
-        const prepared = await prepare(isTest, input);
+        const prepared = await prepare(merchantId, isTest, input);
         const row = await db.transaction((tx) => insertPayment(tx, merchantId, isTest, input, prepared));
         return { status: 201, body: toView(row), replayed: false };
       }
@@ -278,7 +468,7 @@ export function createPaymentsService(deps: PaymentsDeps) {
       if (known !== undefined && known.createdAt.getTime() > clock.now().getTime() - IDEMPOTENCY_TTL_MS) {
         return replay(known, requestHash);
       }
-      const prepared = await prepare(isTest, input);
+      const prepared = await prepare(merchantId, isTest, input);
       try {
         const row = await db.transaction(async (tx) => {
           // Claim the key first: a concurrent twin waits here until we commit, then finds our response.
@@ -313,10 +503,52 @@ export function createPaymentsService(deps: PaymentsDeps) {
       }
     },
 
-    async get(principal: Principal, id: string): Promise<PaymentView> {
+    /** One payment with its deposits (explorer links) and its events, oldest first. */
+    async get(principal: Principal, id: string): Promise<PaymentDetailView> {
       const row = await repo.find(principal.merchantId, modeForRead(principal, undefined), id);
       if (row === undefined) throw new AppError('not_found', 'No such payment.', { param: 'id' });
-      return toView(row);
+      const [seen, depositRows, heights, events] = await Promise.all([
+        seenOf([row]),
+        deps.deposits.depositsOfPayment(db, row.id),
+        deps.deposits.cursorHeights(db),
+        deps.events.listEvents(principal, { limit: 100, payment_id: row.id }),
+      ]);
+      const { chain, asset } = amounts(row);
+      const required = deps.confirmationsOf(row.chain, row.isTest);
+      const height = heights.get(`${row.chain}:${row.isTest}`);
+      const network = networkOf(chain, row.isTest);
+      const depositViews: DepositView[] = depositRows.map((deposit) => {
+        const decimals = getAsset(chain, deposit.asset)?.decimals ?? asset.decimals;
+        const confirmations =
+          deposit.state === 'final'
+            ? required
+            : deposit.state === 'reverted' || height === undefined
+              ? 0
+              : Math.max(0, Math.min(required, height - deposit.blockNumber + 1));
+        return {
+          id: deposit.id,
+          tx_hash: deposit.txHash,
+          output_index: deposit.outputIndex,
+          asset: deposit.asset,
+          amount_native: fromBaseUnits(BigInt(deposit.amount), decimals),
+          block_number: deposit.blockNumber,
+          block_hash: deposit.blockHash,
+          state: deposit.state as DepositView['state'],
+          confirmations,
+          confirmations_required: required,
+          counted: deposit.asset === row.asset,
+          simulated: deposit.simulated,
+          explorer_url: deposit.simulated ? null : explorerTxLink(network, deposit.txHash),
+          seen_at: deposit.seenAt.toISOString(),
+          final_at: deposit.finalAt?.toISOString() ?? null,
+          reverted_at: deposit.revertedAt?.toISOString() ?? null,
+        };
+      });
+      return {
+        ...toView(row, seen.get(row.id) ?? 0),
+        deposits: depositViews,
+        events: [...events.data].reverse(),
+      };
     },
 
     async list(
@@ -343,8 +575,9 @@ export function createPaymentsService(deps: PaymentsDeps) {
       });
       const page = rows.slice(0, query.limit);
       const hasMore = rows.length > query.limit;
+      const seen = await seenOf(page);
       return {
-        data: page.map(toView),
+        data: page.map((row) => toView(row, seen.get(row.id) ?? 0)),
         has_more: hasMore,
         next_cursor: hasMore ? (page.at(-1)?.id ?? null) : null,
       };
@@ -378,13 +611,82 @@ export function createPaymentsService(deps: PaymentsDeps) {
           isTest: row.isTest,
         }),
         expires_at: row.expiresAt.toISOString(),
-        confirmations: { seen: 0, required: requiredConfirmations(chain, deps.confirmationOverrides) },
+        confirmations: {
+          seen: (await seenOf([row])).get(row.id) ?? 0,
+          required: deps.confirmationsOf(chain.id, row.isTest),
+        },
         is_test: row.isTest,
         redirect_url: row.redirectUrl,
       };
     },
 
     toView,
+    settle,
+
+    /** A payment's tolerances in base units of its asset: allowed shortfall and excess. */
+    async tolerancesOf(row: PaymentRow): Promise<{ under: bigint; over: bigint }> {
+      const tolerances = (await deps.settings.tolerancesFor(db, [row.merchantId])).get(row.merchantId);
+      const { asset, expected } = amounts(row);
+      return toleranceOf(row, tolerances ?? exactTolerances, expected, asset.decimals);
+    },
+
+    /** Expires open payments whose window has ended (at most `limit`); safe to run in several processes at once. */
+    async expireDue(now: Date, limit = 500): Promise<{ transitions: number; events: number }> {
+      return db.transaction(async (tx) => {
+        const ids = await repo.lockDueForExpiry(tx, now, limit);
+        return settle(tx, ids, now);
+      });
+    },
+
+    /** When the next open payment's window ends (null when none is open). */
+    nextExpiry: () => repo.nextExpiry(db),
+
+    /** Payment rows by id, for settlement (forwarding needs merchant, status and derivation index). */
+    rowsByIds: (ids: string[]) => repo.byIds(db, ids),
+
+    /** Payments of a chain and mode to watch: created at or after `createdFrom`, window ending after `expiresAfter`. */
+    watchable: (chain: string, isTest: boolean, createdFrom: Date, expiresAfter: Date) =>
+      repo.watchable(db, chain, isTest, createdFrom, expiresAfter),
+
+    /** A payment of the principal's merchant (any mode the principal may see), as its row. */
+    async findRow(principal: Principal, id: string): Promise<PaymentRow> {
+      const row = await repo.find(principal.merchantId, modeForRead(principal, undefined), id);
+      if (row === undefined) throw new AppError('not_found', 'No such payment.', { param: 'id' });
+      return row;
+    },
+
+    /** Ends the window of an open payment now and settles it (test mode `simulate`, outcome `expired`). */
+    async endWindow(row: PaymentRow, now: Date): Promise<void> {
+      await db.transaction(async (tx) => {
+        await repo.endWindow(tx, row.id, now);
+        await settle(tx, [row.id], now);
+      });
+    },
+
+    /**
+     * Records a final forwarding transaction on its payments inside `tx`: forwarded_at, forward_tx_hash, each one's
+     * share of the fee, and a payment.completed event carrying the payment's status at that moment.
+     */
+    async markForwarded(
+      tx: Db,
+      shares: Array<{ id: string; fee: bigint }>,
+      txHash: string,
+      at: Date,
+    ): Promise<void> {
+      await repo.applyForwarded(tx, shares, txHash, at);
+      const rows = await repo.lockForSettlement(
+        tx,
+        shares.map((share) => share.id),
+      );
+      for (const row of rows) {
+        await deps.events.recordPaymentEvent(tx, {
+          merchantId: row.merchantId,
+          type: 'payment.completed',
+          payment: snapshot(row, row.status, BigInt(row.receivedBaseUnits), row.txHash),
+          occurredAt: at,
+        });
+      }
+    },
   };
 }
 

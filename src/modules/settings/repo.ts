@@ -1,0 +1,74 @@
+import { and, eq, inArray } from 'drizzle-orm';
+import type { Db } from '../../db/client.ts';
+import { merchantSettings, payoutWallets } from '../../db/schema/index.ts';
+
+export type MerchantSettingsRow = typeof merchantSettings.$inferSelect;
+export type PayoutWalletRow = typeof payoutWallets.$inferSelect;
+
+export function createSettingsRepo(db: Db) {
+  return {
+    async findSettings(tx: Db, merchantIds: string[]): Promise<MerchantSettingsRow[]> {
+      if (merchantIds.length === 0) return [];
+      return tx.select().from(merchantSettings).where(inArray(merchantSettings.merchantId, merchantIds));
+    },
+
+    async upsertSettings(row: MerchantSettingsRow): Promise<void> {
+      const { merchantId: _merchantId, ...rest } = row;
+      await db
+        .insert(merchantSettings)
+        .values(row)
+        .onConflictDoUpdate({ target: merchantSettings.merchantId, set: rest });
+    },
+
+    async listWallets(tx: Db, merchantId: string, isTest: boolean): Promise<PayoutWalletRow[]> {
+      return tx
+        .select()
+        .from(payoutWallets)
+        .where(and(eq(payoutWallets.merchantId, merchantId), eq(payoutWallets.isTest, isTest)))
+        .orderBy(payoutWallets.chain);
+    },
+
+    async findWallet(
+      tx: Db,
+      merchantId: string,
+      isTest: boolean,
+      chain: string,
+    ): Promise<PayoutWalletRow | undefined> {
+      const [row] = await tx
+        .select()
+        .from(payoutWallets)
+        .where(
+          and(
+            eq(payoutWallets.merchantId, merchantId),
+            eq(payoutWallets.isTest, isTest),
+            eq(payoutWallets.chain, chain),
+          ),
+        )
+        .limit(1);
+      return row;
+    },
+
+    /** Replaces the merchant's wallets of one mode with `rows`, keeping the creation time of unchanged chains. */
+    async replaceWallets(merchantId: string, isTest: boolean, rows: PayoutWalletRow[]): Promise<void> {
+      await db.transaction(async (tx) => {
+        const scope = and(eq(payoutWallets.merchantId, merchantId), eq(payoutWallets.isTest, isTest));
+        const keep = rows.map((row) => row.chain);
+        const existing = await tx.select().from(payoutWallets).where(scope);
+        const gone = existing.filter((row) => !keep.includes(row.chain)).map((row) => row.chain);
+        if (gone.length > 0)
+          await tx.delete(payoutWallets).where(and(scope, inArray(payoutWallets.chain, gone)));
+        for (const row of rows) {
+          await tx
+            .insert(payoutWallets)
+            .values(row)
+            .onConflictDoUpdate({
+              target: [payoutWallets.merchantId, payoutWallets.isTest, payoutWallets.chain],
+              set: { address: row.address, updatedAt: row.updatedAt },
+            });
+        }
+      });
+    },
+  };
+}
+
+export type SettingsRepo = ReturnType<typeof createSettingsRepo>;

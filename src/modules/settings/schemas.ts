@@ -1,0 +1,62 @@
+import { z } from 'zod';
+
+const booleanQuery = z.enum(['true', 'false']).transform((value) => value === 'true');
+
+export const modeQuerySchema = z.strictObject({
+  is_test: booleanQuery
+    .optional()
+    .describe(
+      'Required with a dashboard token: the mode whose wallets to read or set. A key acts in its own mode.',
+    ),
+});
+
+export const payoutWalletsSchema = z
+  .record(z.string(), z.string())
+  .describe('Payout address per chain id, e.g. {"ethereum": "0x…", "bitcoin": "bc1q…"}.')
+  .meta({ id: 'PayoutWallets' });
+
+export const putPayoutWalletsSchema = z
+  .record(z.string().max(32), z.string().max(128))
+  .describe(
+    'The whole set for the mode: every chain listed gets that address (checked against the chain’s format for the ' +
+      'mode); a chain left out has no payout wallet afterwards.',
+  );
+
+const percent = z
+  .string()
+  .max(12)
+  .describe('Percent of the expected amount, as a decimal string: "0.5" is 0.5 %. 0 to 50.');
+const amount = z
+  .string()
+  .max(40)
+  .describe(
+    "An amount in each payment's own currency, as a decimal string (converted at the payment's locked rate).",
+  );
+
+export const merchantSettingsSchema = z
+  .object({
+    underpayment_tolerance_percent: percent,
+    underpayment_tolerance_amount: amount,
+    overpayment_tolerance_percent: percent,
+    overpayment_tolerance_amount: amount,
+    default_expires_in: z
+      .number()
+      .int()
+      .describe('Window, in seconds, of payments created without `expires_in`.'),
+    updated_at: z.iso.datetime().nullable(),
+  })
+  .describe(
+    'A payment counts as paid when it received at least expected − max(percent, amount) and at most expected + ' +
+      'max(percent, amount) of the matching tolerance. Both default to 0 (exact).',
+  )
+  .meta({ id: 'MerchantSettings' });
+export type MerchantSettingsView = z.infer<typeof merchantSettingsSchema>;
+
+export const patchMerchantSettingsSchema = z.strictObject({
+  underpayment_tolerance_percent: percent.optional(),
+  underpayment_tolerance_amount: amount.optional(),
+  overpayment_tolerance_percent: percent.optional(),
+  overpayment_tolerance_amount: amount.optional(),
+  default_expires_in: z.number().int().optional().describe('60 to 604800 seconds.'),
+});
+export type PatchMerchantSettings = z.infer<typeof patchMerchantSettingsSchema>;

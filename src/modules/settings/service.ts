@@ -1,0 +1,229 @@
+import type { Db } from '../../db/client.ts';
+import type { Principal } from '../../http/auth.ts';
+import { modeForWrite } from '../../http/scope.ts';
+import type { Clock } from '../../lib/clock.ts';
+import { AppError } from '../../lib/errors.ts';
+import {
+  compareRatios,
+  fractionDigits,
+  isPlainDecimal,
+  type Ratio,
+  ratioFromDecimal,
+} from '../../lib/money.ts';
+import { validateAddress } from '../chains/addresses.ts';
+import { getChain } from '../chains/registry.ts';
+import type { MerchantSettingsRow, SettingsRepo } from './repo.ts';
+import type { MerchantSettingsView, PatchMerchantSettings } from './schemas.ts';
+
+/** A merchant's tolerances, ready for the state machine: percents as exact ratios, amounts in payment currency. */
+export interface Tolerances {
+  underPercent: Ratio;
+  underAmount: string;
+  overPercent: Ratio;
+  overAmount: string;
+}
+
+export const MIN_WINDOW_SECONDS = 60;
+export const MAX_WINDOW_SECONDS = 7 * 24 * 3600;
+export const DEFAULT_WINDOW_SECONDS = 30 * 60;
+const MAX_TOLERANCE_PERCENT: Ratio = { num: 50n, den: 1n };
+
+export const exactTolerances: Tolerances = {
+  underPercent: { num: 0n, den: 1n },
+  underAmount: '0',
+  overPercent: { num: 0n, den: 1n },
+  overAmount: '0',
+};
+
+export interface SettingsDeps {
+  db: Db;
+  repo: SettingsRepo;
+  clock: Clock;
+}
+
+function checkPercent(value: string, param: string): string {
+  if (
+    !isPlainDecimal(value) ||
+    fractionDigits(value) > 6 ||
+    compareRatios(ratioFromDecimal(value), MAX_TOLERANCE_PERCENT) > 0
+  ) {
+    throw new AppError('parameter_invalid', `${param} must be a decimal string from "0" to "50" (percent).`, {
+      param,
+    });
+  }
+  return ratioCanonical(value);
+}
+
+function checkAmount(value: string, param: string): string {
+  if (!isPlainDecimal(value) || fractionDigits(value) > 18) {
+    throw new AppError(
+      'parameter_invalid',
+      `${param} must be a non-negative decimal string (at most 18 decimals).`,
+      {
+        param,
+      },
+    );
+  }
+  return ratioCanonical(value);
+}
+
+/** "1.50" → "1.5", "00" is refused by the pattern already. */
+function ratioCanonical(value: string): string {
+  if (!value.includes('.')) return value;
+  const trimmed = value.replace(/0+$/, '').replace(/\.$/, '');
+  return trimmed === '' ? '0' : trimmed;
+}
+
+export function createSettingsService({ db, repo, clock }: SettingsDeps) {
+  function view(row: MerchantSettingsRow | undefined): MerchantSettingsView {
+    return {
+      underpayment_tolerance_percent: row?.underpaymentTolerancePercent ?? '0',
+      underpayment_tolerance_amount: row?.underpaymentToleranceAmount ?? '0',
+      overpayment_tolerance_percent: row?.overpaymentTolerancePercent ?? '0',
+      overpayment_tolerance_amount: row?.overpaymentToleranceAmount ?? '0',
+      default_expires_in: row?.defaultWindowSeconds ?? DEFAULT_WINDOW_SECONDS,
+      updated_at: row?.updatedAt.toISOString() ?? null,
+    };
+  }
+
+  async function settingsRow(merchantId: string): Promise<MerchantSettingsRow | undefined> {
+    const [row] = await repo.findSettings(db, [merchantId]);
+    return row;
+  }
+
+  return {
+    async get(principal: Principal): Promise<MerchantSettingsView> {
+      return view(await settingsRow(principal.merchantId));
+    },
+
+    /** Settings are the merchant's, for both modes: only a dashboard session (JWT) may change them. */
+    async update(principal: Principal, patch: PatchMerchantSettings): Promise<MerchantSettingsView> {
+      if (principal.via !== 'jwt') {
+        throw new AppError(
+          'forbidden',
+          'Settings are changed from the dashboard: use a bearer token, not an API key.',
+        );
+      }
+      const current = view(await settingsRow(principal.merchantId));
+      const next = { ...current };
+      if (patch.underpayment_tolerance_percent !== undefined) {
+        next.underpayment_tolerance_percent = checkPercent(
+          patch.underpayment_tolerance_percent,
+          'underpayment_tolerance_percent',
+        );
+      }
+      if (patch.overpayment_tolerance_percent !== undefined) {
+        next.overpayment_tolerance_percent = checkPercent(
+          patch.overpayment_tolerance_percent,
+          'overpayment_tolerance_percent',
+        );
+      }
+      if (patch.underpayment_tolerance_amount !== undefined) {
+        next.underpayment_tolerance_amount = checkAmount(
+          patch.underpayment_tolerance_amount,
+          'underpayment_tolerance_amount',
+        );
+      }
+      if (patch.overpayment_tolerance_amount !== undefined) {
+        next.overpayment_tolerance_amount = checkAmount(
+          patch.overpayment_tolerance_amount,
+          'overpayment_tolerance_amount',
+        );
+      }
+      if (patch.default_expires_in !== undefined) {
+        if (patch.default_expires_in < MIN_WINDOW_SECONDS || patch.default_expires_in > MAX_WINDOW_SECONDS) {
+          throw new AppError(
+            'parameter_invalid',
+            `default_expires_in must be between ${MIN_WINDOW_SECONDS} and ${MAX_WINDOW_SECONDS} seconds.`,
+            { param: 'default_expires_in' },
+          );
+        }
+        next.default_expires_in = patch.default_expires_in;
+      }
+      const row: MerchantSettingsRow = {
+        merchantId: principal.merchantId,
+        underpaymentTolerancePercent: next.underpayment_tolerance_percent,
+        underpaymentToleranceAmount: next.underpayment_tolerance_amount,
+        overpaymentTolerancePercent: next.overpayment_tolerance_percent,
+        overpaymentToleranceAmount: next.overpayment_tolerance_amount,
+        defaultWindowSeconds: next.default_expires_in,
+        updatedAt: clock.now(),
+      };
+      await repo.upsertSettings(row);
+      return view(row);
+    },
+
+    async getPayoutWallets(
+      principal: Principal,
+      isTest: boolean | undefined,
+    ): Promise<Record<string, string>> {
+      const mode = modeForWrite(principal, isTest);
+      const rows = await repo.listWallets(db, principal.merchantId, mode);
+      return Object.fromEntries(rows.map((row) => [row.chain, row.address]));
+    },
+
+    async putPayoutWallets(
+      principal: Principal,
+      isTest: boolean | undefined,
+      wallets: Record<string, string>,
+    ): Promise<Record<string, string>> {
+      const mode = modeForWrite(principal, isTest);
+      const now = clock.now();
+      const rows = Object.entries(wallets).map(([chainId, address]) => {
+        const chain = getChain(chainId);
+        if (chain === undefined) {
+          throw new AppError('unsupported_chain', `Unknown chain "${chainId}"; GET /v1/chains lists them.`, {
+            param: chainId,
+          });
+        }
+        if (!validateAddress(chain.id, mode, address)) {
+          throw new AppError(
+            'parameter_invalid',
+            `"${address}" is not a valid ${chain.name} ${mode ? chain.testnet.name : chain.mainnet.name} address.`,
+            { param: chainId },
+          );
+        }
+        return {
+          merchantId: principal.merchantId,
+          isTest: mode,
+          chain: chain.id,
+          address,
+          createdAt: now,
+          updatedAt: now,
+        };
+      });
+      await repo.replaceWallets(principal.merchantId, mode, rows);
+      return Object.fromEntries(
+        rows.sort((a, b) => (a.chain < b.chain ? -1 : 1)).map((row) => [row.chain, row.address]),
+      );
+    },
+
+    /** The payout address of a merchant for a mode and chain, or null. */
+    async payoutWallet(tx: Db, merchantId: string, isTest: boolean, chain: string): Promise<string | null> {
+      return (await repo.findWallet(tx, merchantId, isTest, chain))?.address ?? null;
+    },
+
+    /** Tolerances of several merchants (exact for those that set none). */
+    async tolerancesFor(tx: Db, merchantIds: string[]): Promise<Map<string, Tolerances>> {
+      const rows = await repo.findSettings(tx, [...new Set(merchantIds)]);
+      const out = new Map<string, Tolerances>();
+      for (const id of merchantIds) out.set(id, exactTolerances);
+      for (const row of rows) {
+        out.set(row.merchantId, {
+          underPercent: ratioFromDecimal(row.underpaymentTolerancePercent),
+          underAmount: row.underpaymentToleranceAmount,
+          overPercent: ratioFromDecimal(row.overpaymentTolerancePercent),
+          overAmount: row.overpaymentToleranceAmount,
+        });
+      }
+      return out;
+    },
+
+    /** The window of a merchant's new payments without `expires_in`. */
+    async defaultWindowSeconds(merchantId: string): Promise<number> {
+      return (await settingsRow(merchantId))?.defaultWindowSeconds ?? DEFAULT_WINDOW_SECONDS;
+    },
+  };
+}
+
+export type SettingsService = ReturnType<typeof createSettingsService>;

@@ -1,0 +1,46 @@
+import type { Config } from '../../config.ts';
+import type { Db } from '../../db/client.ts';
+import type { Clock } from '../../lib/clock.ts';
+import type { ChainAdapter } from '../chains/adapter.ts';
+import { type ChainId, chainIds } from '../chains/registry.ts';
+import { createSimulatedChain, type SimulatedChain } from '../chains/simulated/chain.ts';
+import { confirmationsFor } from './confirmations.ts';
+
+/** The chain adapters of both modes. */
+export interface ChainAdapters {
+  /** Every adapter to run watchers and forwarders for. */
+  all(): ChainAdapter[];
+  /** The adapter of a chain in a mode, if that chain is connected in that mode. */
+  get(chain: string, isTest: boolean): ChainAdapter | undefined;
+  /** The simulated chain behind test mode on `chain`. */
+  simulated(chain: string): SimulatedChain | undefined;
+}
+
+/**
+ * Test mode runs every chain on the built-in simulated chain (no real funds move). Live mode needs real node
+ * adapters, which are not part of this build yet: live payments can be created and are watched once an adapter for
+ * their chain is added here.
+ */
+export function createChainAdapters(deps: {
+  db: Db;
+  clock: Clock;
+  config: Pick<Config, 'confirmations' | 'simConfirmations'>;
+}): ChainAdapters {
+  const simulated = new Map<string, SimulatedChain>(
+    chainIds.map((chain: ChainId) => [
+      chain,
+      createSimulatedChain({
+        db: deps.db,
+        clock: deps.clock,
+        chain,
+        requiredConfirmations: confirmationsFor(deps.config, chain, true),
+      }),
+    ]),
+  );
+  const live = new Map<string, ChainAdapter>();
+  return {
+    all: () => [...simulated.values(), ...live.values()],
+    get: (chain, isTest) => (isTest ? simulated.get(chain) : live.get(chain)),
+    simulated: (chain) => simulated.get(chain),
+  };
+}

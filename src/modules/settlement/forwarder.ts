@@ -1,0 +1,220 @@
+import type { Logger } from 'pino';
+import type { Db } from '../../db/client.ts';
+import type { Clock } from '../../lib/clock.ts';
+import { newId } from '../../lib/ids.ts';
+import type { ChainAdapter, ForwardIntent } from '../chains/adapter.ts';
+import type { PaymentRow } from '../payments/repo.ts';
+import type { PaymentsService } from '../payments/service.ts';
+import type { SettingsService } from '../settings/service.ts';
+import { type DepositRow, type ForwardRow, settlementRepo as repo } from './repo.ts';
+import { type Status, settledStatuses } from './state-machine.ts';
+
+export interface ForwarderDeps {
+  db: Db;
+  clock: Clock;
+  adapter: ChainAdapter;
+  payments: Pick<PaymentsService, 'rowsByIds' | 'markForwarded'>;
+  settings: Pick<SettingsService, 'payoutWallet'>;
+  logger?: Logger | undefined;
+  /** Payments one forwarding transaction sweeps at most. */
+  batchSize?: number;
+  /** Test seam: runs right after an intent is committed and before anything is broadcast (a test throws here). */
+  afterIntent?: ((forwardId: string) => Promise<void> | void) | undefined;
+}
+
+export interface ForwardRunResult {
+  planned: number;
+  broadcast: number;
+  finalized: number;
+}
+
+class ForwardConflict extends Error {}
+
+/** Splits `fee` over shares in proportion to their amounts; the rounding remainder goes to the first share. */
+export function splitFee(
+  fee: bigint,
+  shares: Array<{ id: string; amount: bigint }>,
+): Array<{ id: string; fee: bigint }> {
+  const total = shares.reduce((sum, share) => sum + share.amount, 0n);
+  if (total === 0n) return shares.map((share, index) => ({ id: share.id, fee: index === 0 ? fee : 0n }));
+  const parts = shares.map((share) => ({ id: share.id, fee: (fee * share.amount) / total }));
+  const rest = fee - parts.reduce((sum, part) => sum + part.fee, 0n);
+  if (parts[0] !== undefined) parts[0].fee += rest;
+  return parts;
+}
+
+/**
+ * Forwards (sweeps) final funds to the merchant's payout wallet, for one chain and mode. Three steps, each safe to
+ * repeat after a crash at any point:
+ * 1. Plan: final deposits not yet swept, of payments whose status is settled (completed, overpaid, expired), grouped
+ *    per merchant and asset and batched, become an `intent` row that holds the signed transaction and its hash; the
+ *    deposits are tied to it in the same transaction. Nothing is sent yet.
+ * 2. Broadcast every intent: the recorded transaction, never a rebuilt one, so a crash between 1 and 2 (or a lost
+ *    broadcast) sends the SAME transaction again, which the chain takes once.
+ * 3. Once the transaction has the chain's confirmations, one transaction marks the forward final, sets forwarded_at,
+ *    forward_tx_hash and each payment's fee share, and records payment.completed for each payment.
+ */
+export function createForwarder(deps: ForwarderDeps) {
+  const { db, clock, adapter } = deps;
+  const { chain, isTest } = adapter;
+  const batchSize = deps.batchSize ?? 50;
+  const warned = new Set<string>();
+
+  async function plan(): Promise<number> {
+    const candidates = await repo.unforwardedDeposits(db, chain, isTest, 2000);
+    if (candidates.length === 0) return 0;
+    const rows = await deps.payments.rowsByIds([...new Set(candidates.map((deposit) => deposit.paymentId))]);
+    const payments = new Map(rows.map((row) => [row.id, row]));
+    const groups = new Map<string, Array<{ deposit: DepositRow; payment: PaymentRow }>>();
+    for (const deposit of candidates) {
+      const payment = payments.get(deposit.paymentId);
+      if (payment === undefined || !settledStatuses.includes(payment.status as Status)) continue;
+      const key = `${payment.merchantId}\u0000${deposit.asset}`;
+      const list = groups.get(key) ?? [];
+      list.push({ deposit, payment });
+      groups.set(key, list);
+    }
+    let planned = 0;
+    for (const items of groups.values()) {
+      const first = items[0];
+      if (first === undefined) continue;
+      const merchantId = first.payment.merchantId;
+      const to = await deps.settings.payoutWallet(db, merchantId, isTest, chain);
+      if (to === null && !isTest) {
+        if (!warned.has(merchantId)) {
+          deps.logger?.warn({ chain, merchantId }, 'final live funds wait for a payout wallet on this chain');
+          warned.add(merchantId);
+        }
+        continue;
+      }
+      // Batches of at most `batchSize` payments.
+      const paymentOrder = [...new Set(items.map((item) => item.payment.id))];
+      for (let start = 0; start < paymentOrder.length; start += batchSize) {
+        const batch = new Set(paymentOrder.slice(start, start + batchSize));
+        const batchItems = items.filter((item) => batch.has(item.payment.id));
+        if (await planOne(merchantId, first.deposit.asset, to, batchItems)) planned += 1;
+      }
+    }
+    return planned;
+  }
+
+  async function planOne(
+    merchantId: string,
+    asset: string,
+    to: string | null,
+    items: Array<{ deposit: DepositRow; payment: PaymentRow }>,
+  ): Promise<boolean> {
+    const inputs = new Map<string, ForwardIntent['inputs'][number]>();
+    for (const { deposit, payment } of items) {
+      const input = inputs.get(deposit.address) ?? {
+        address: deposit.address,
+        derivationIndex: payment.derivationIndex,
+        amount: 0n,
+      };
+      input.amount += BigInt(deposit.amount);
+      inputs.set(deposit.address, input);
+    }
+    const id = newId('fwd');
+    const built = await adapter.buildForward({ id, asset, inputs: [...inputs.values()], to });
+    if (built.amount <= 0n) {
+      deps.logger?.debug(
+        { chain, merchantId, asset },
+        'deposits too small to pay the forwarding fee; left in place',
+      );
+      return false;
+    }
+    const now = clock.now();
+    const depositIds = items.map((item) => item.deposit.id);
+    const row: ForwardRow = {
+      id,
+      merchantId,
+      chain,
+      isTest,
+      asset,
+      state: 'intent',
+      paymentIds: [...new Set(items.map((item) => item.payment.id))],
+      amount: built.amount.toString(),
+      fee: built.fee.toString(),
+      toAddress: to,
+      rawTx: built.rawTx,
+      txHash: built.txHash,
+      blockNumber: null,
+      broadcastCount: 0,
+      lastError: null,
+      createdAt: now,
+      broadcastAt: null,
+      finalAt: null,
+      updatedAt: now,
+    };
+    try {
+      await db.transaction(async (tx) => {
+        if ((await repo.assignForward(tx, depositIds, id)) !== depositIds.length) throw new ForwardConflict();
+        await repo.insertForward(tx, row);
+      });
+    } catch (error) {
+      if (error instanceof ForwardConflict) return false;
+      throw error;
+    }
+    await deps.afterIntent?.(id);
+    return true;
+  }
+
+  async function broadcast(forward: ForwardRow): Promise<boolean> {
+    try {
+      await adapter.broadcast(forward.rawTx);
+      await repo.markBroadcast(db, forward.id, clock.now(), null);
+      return true;
+    } catch (error) {
+      const message = error instanceof Error ? error.message : String(error);
+      deps.logger?.warn(
+        { chain, forward: forward.id, err: message },
+        'forwarding broadcast failed; will retry',
+      );
+      await repo.noteForwardError(db, forward.id, clock.now(), message);
+      return false;
+    }
+  }
+
+  async function finalize(forward: ForwardRow, blockNumber: number): Promise<boolean> {
+    const now = clock.now();
+    return db.transaction(async (tx) => {
+      if (!(await repo.markForwardFinal(tx, forward.id, blockNumber, now))) return false;
+      const shares = await repo.forwardShares(tx, forward.id);
+      const fees = splitFee(
+        BigInt(forward.fee),
+        shares.map((share) => ({ id: share.paymentId, amount: share.amount })),
+      );
+      await deps.payments.markForwarded(tx, fees, forward.txHash, now);
+      return true;
+    });
+  }
+
+  return {
+    async run(): Promise<ForwardRunResult> {
+      const result: ForwardRunResult = { planned: await plan(), broadcast: 0, finalized: 0 };
+      const open = await repo.openForwards(db, chain, isTest);
+      if (open.length === 0) return result;
+      const height = (await repo.cursor(db, chain, isTest))?.blockNumber;
+      for (const forward of open) {
+        if (forward.state === 'intent') {
+          if (await broadcast(forward)) result.broadcast += 1;
+          continue;
+        }
+        const status = await adapter.forwardStatus(forward.txHash);
+        if (status.state === 'unknown') {
+          // Dropped (or never arrived): send the very same transaction again.
+          if (await broadcast(forward)) result.broadcast += 1;
+        } else if (
+          status.state === 'included' &&
+          height !== undefined &&
+          height - status.blockNumber + 1 >= adapter.requiredConfirmations
+        ) {
+          if (await finalize(forward, status.blockNumber)) result.finalized += 1;
+        }
+      }
+      return result;
+    },
+  };
+}
+
+export type Forwarder = ReturnType<typeof createForwarder>;

@@ -1,0 +1,137 @@
+import type { Logger } from 'pino';
+import type { Database } from '../../db/client.ts';
+import type { Clock } from '../../lib/clock.ts';
+import type { ChainAdapter } from '../chains/adapter.ts';
+import { getChain } from '../chains/registry.ts';
+import type { SimulatedChain } from '../chains/simulated/chain.ts';
+import type { PaymentsService } from '../payments/service.ts';
+import type { SettingsService } from '../settings/service.ts';
+import type { ChainAdapters } from './adapters.ts';
+import { createForwarder, type ForwarderDeps } from './forwarder.ts';
+import { createLeaderElector, type LeaderElector } from './leader.ts';
+import { createWatcher } from './watcher.ts';
+
+export interface SettlementJobsDeps {
+  database: Database;
+  clock: Clock;
+  adapters: ChainAdapters;
+  payments: PaymentsService;
+  settings: Pick<SettingsService, 'payoutWallet'>;
+  /** Test mode: the simulated chains' block interval (SVC_SIM_BLOCK_MS). */
+  simBlockMs: number;
+  lateWatchDays: number;
+  logger?: Logger | undefined;
+  /** How often the expiry job looks for ended windows. */
+  expiryIntervalMs?: number;
+  elector?: LeaderElector;
+  afterIntent?: ForwarderDeps['afterIntent'];
+}
+
+export interface SettlementJobs {
+  start(): Promise<void>;
+  stop(): Promise<void>;
+  /** Null while healthy, else why not (for `/readyz`). */
+  readiness(): Promise<string | null>;
+}
+
+function isSimulated(adapter: ChainAdapter): adapter is SimulatedChain {
+  return adapter.simulated;
+}
+
+/**
+ * The background work of settlement: per chain and mode, one loop (leader-elected across processes) that produces
+ * the simulated chain's next block (test mode), runs the watcher and then the forwarder; and one expiry loop that any
+ * number of processes may run (rows are claimed with SKIP LOCKED).
+ */
+export function createSettlementJobs(deps: SettlementJobsDeps): SettlementJobs {
+  const { database, clock, logger } = deps;
+  const db = database.db;
+  const elector = deps.elector ?? createLeaderElector(database, logger);
+  const expiryIntervalMs = deps.expiryIntervalMs ?? 500;
+  const timers = new Set<NodeJS.Timeout>();
+  const running = new Set<Promise<void>>();
+  let stopped = true;
+  let lastError: string | null = null;
+
+  function schedule(fn: () => Promise<void>, delayMs: number): void {
+    if (stopped) return;
+    const timer = setTimeout(() => {
+      timers.delete(timer);
+      const work = fn().finally(() => running.delete(work));
+      running.add(work);
+    }, delayMs);
+    timers.add(timer);
+  }
+
+  function chainLoop(adapter: ChainAdapter): () => Promise<void> {
+    const name = `settlement:${adapter.chain}:${adapter.isTest ? 'test' : 'live'}`;
+    const log = logger?.child({ chain: adapter.chain, isTest: adapter.isTest });
+    const watcher = createWatcher({
+      db,
+      clock,
+      adapter,
+      payments: deps.payments,
+      lateWatchDays: deps.lateWatchDays,
+      logger: log,
+    });
+    const forwarder = createForwarder({
+      db,
+      clock,
+      adapter,
+      payments: deps.payments,
+      settings: deps.settings,
+      logger: log,
+      afterIntent: deps.afterIntent,
+    });
+    const blockSeconds = getChain(adapter.chain)?.blockTimeSeconds ?? 10;
+    const intervalMs = isSimulated(adapter)
+      ? deps.simBlockMs
+      : Math.min(15_000, Math.max(1000, (blockSeconds * 1000) / 2));
+    const tick = async (): Promise<void> => {
+      const started = Date.now();
+      try {
+        if (await elector.lead(name)) {
+          if (isSimulated(adapter)) await adapter.produceBlock();
+          await watcher.poll();
+          await forwarder.run();
+        }
+        lastError = null;
+      } catch (error) {
+        lastError = `${name}: ${error instanceof Error ? error.message : String(error)}`;
+        log?.error({ err: error }, 'settlement tick failed; retrying');
+      }
+      schedule(tick, Math.max(0, intervalMs - (Date.now() - started)));
+    };
+    return tick;
+  }
+
+  const expiryTick = async (): Promise<void> => {
+    try {
+      for (;;) {
+        const result = await deps.payments.expireDue(clock.now(), 500);
+        if (result.transitions < 500) break;
+      }
+    } catch (error) {
+      logger?.error({ err: error }, 'expiry run failed; retrying');
+    }
+    schedule(expiryTick, expiryIntervalMs);
+  };
+
+  return {
+    async start() {
+      stopped = false;
+      for (const adapter of deps.adapters.all()) schedule(chainLoop(adapter), 0);
+      schedule(expiryTick, 0);
+    },
+    async stop() {
+      stopped = true;
+      for (const timer of timers) clearTimeout(timer);
+      timers.clear();
+      await Promise.allSettled([...running]);
+      await elector.close();
+    },
+    async readiness() {
+      return lastError;
+    },
+  };
+}

@@ -1,0 +1,358 @@
+import { and, asc, eq, inArray, sql } from 'drizzle-orm';
+import { pgArray } from '../../db/arrays.ts';
+import { type Db, queryRows } from '../../db/client.ts';
+import { chainBlocks, chainCursors, deposits, forwards } from '../../db/schema/index.ts';
+
+export type DepositRow = typeof deposits.$inferSelect;
+export type ForwardRow = typeof forwards.$inferSelect;
+export type CursorRow = typeof chainCursors.$inferSelect;
+
+/** What the state machine needs to know about one payment's deposits. */
+export interface DepositFacts {
+  /** Final, non-reverted deposits in the payment's asset. */
+  received: bigint;
+  /** The same, limited to blocks before the window ended. */
+  receivedInTime: bigint;
+  /** Unfinal, non-reverted deposits whose block came before the window ended. */
+  unfinalInTime: number;
+  /** Hash of the latest non-reverted deposit. */
+  latestTxHash: string | null;
+}
+
+export interface ConfirmationSummary {
+  /** Block of the newest unfinal deposit (the one with the fewest confirmations), if any. */
+  newestUnfinalBlock: number | null;
+  anyFinal: boolean;
+}
+
+const INSERT_CHUNK = 1000;
+
+/** All SQL of settlement: deposits, chain cursors and recent blocks, forwarding transactions. */
+export const settlementRepo = {
+  // ---- deposits ----
+
+  /**
+   * Records deposits; a transfer already recorded (same chain, mode, tx, index) is left alone unless it had been
+   * reverted, in which case it is seen again in its new block. Returns the payments of the rows written.
+   */
+  async upsertDeposits(tx: Db, rows: DepositRow[]): Promise<string[]> {
+    const paymentIds: string[] = [];
+    for (let start = 0; start < rows.length; start += INSERT_CHUNK) {
+      const written = await tx
+        .insert(deposits)
+        .values(rows.slice(start, start + INSERT_CHUNK))
+        .onConflictDoUpdate({
+          target: [deposits.chain, deposits.isTest, deposits.txHash, deposits.outputIndex],
+          set: {
+            state: 'seen',
+            blockNumber: sql`excluded.block_number`,
+            blockHash: sql`excluded.block_hash`,
+            blockTime: sql`excluded.block_time`,
+            seenAt: sql`excluded.seen_at`,
+            revertedAt: null,
+          },
+          setWhere: sql`${deposits.state} = 'reverted'`,
+        })
+        .returning({ paymentId: deposits.paymentId });
+      for (const row of written) paymentIds.push(row.paymentId);
+    }
+    return paymentIds;
+  },
+
+  /** Marks final every unfinal deposit at or below `maxBlock`; returns their payments. */
+  async finalizeDeposits(
+    tx: Db,
+    chain: string,
+    isTest: boolean,
+    maxBlock: number,
+    now: Date,
+  ): Promise<string[]> {
+    const rows = await queryRows<{ payment_id: string }>(
+      tx,
+      sql`update deposits set state = 'final', final_at = ${now.toISOString()}::timestamptz
+          where chain = ${chain} and is_test = ${isTest} and state = 'seen' and block_number <= ${maxBlock}
+          returning payment_id`,
+    );
+    return rows.map((row) => row.payment_id);
+  },
+
+  /** Reverts the unfinal deposits above `ancestor` (their blocks were reorganised away); returns their payments. */
+  async revertDepositsAbove(
+    tx: Db,
+    chain: string,
+    isTest: boolean,
+    ancestor: number,
+    now: Date,
+  ): Promise<string[]> {
+    const rows = await queryRows<{ payment_id: string }>(
+      tx,
+      sql`update deposits set state = 'reverted', reverted_at = ${now.toISOString()}::timestamptz
+          where chain = ${chain} and is_test = ${isTest} and state = 'seen' and block_number > ${ancestor}
+          returning payment_id`,
+    );
+    return rows.map((row) => row.payment_id);
+  },
+
+  /** Final deposits above `ancestor`: a reorganisation deeper than finality, which must never go unnoticed. */
+  async finalDepositsAbove(db: Db, chain: string, isTest: boolean, ancestor: number): Promise<number> {
+    const [row] = await queryRows<{ count: string | number }>(
+      db,
+      sql`select count(*) as count from deposits
+          where chain = ${chain} and is_test = ${isTest} and state = 'final' and block_number > ${ancestor}`,
+    );
+    return Number(row?.count ?? 0);
+  },
+
+  async depositFacts(
+    tx: Db,
+    payments: Array<{ id: string; asset: string; expiresAt: Date }>,
+  ): Promise<Map<string, DepositFacts>> {
+    const out = new Map<string, DepositFacts>();
+    if (payments.length === 0) return out;
+    const rows = await queryRows<{
+      payment_id: string;
+      received: string;
+      received_in_time: string;
+      unfinal_in_time: string | number;
+      latest_tx: string | null;
+    }>(
+      tx,
+      sql`select d.payment_id,
+                 coalesce(sum(d.amount) filter (where d.state = 'final' and d.asset = v.asset), 0) as received,
+                 coalesce(sum(d.amount) filter (where d.state = 'final' and d.asset = v.asset
+                                                  and d.block_time < v.expires_at), 0) as received_in_time,
+                 count(*) filter (where d.state = 'seen' and d.block_time < v.expires_at) as unfinal_in_time,
+                 (array_agg(d.tx_hash order by d.block_number desc, d.seen_at desc, d.output_index desc)
+                    filter (where d.state <> 'reverted'))[1] as latest_tx
+          from unnest(${pgArray(payments.map((p) => p.id))}::uuid[],
+                      ${pgArray(payments.map((p) => p.asset))}::text[],
+                      ${pgArray(payments.map((p) => p.expiresAt.toISOString()))}::timestamptz[])
+               as v(id, asset, expires_at)
+          join deposits d on d.payment_id = v.id
+          group by d.payment_id`,
+    );
+    for (const row of rows) {
+      out.set(row.payment_id, {
+        received: BigInt(row.received),
+        receivedInTime: BigInt(row.received_in_time),
+        unfinalInTime: Number(row.unfinal_in_time),
+        latestTxHash: row.latest_tx,
+      });
+    }
+    return out;
+  },
+
+  async depositsOfPayment(db: Db, paymentId: string): Promise<DepositRow[]> {
+    return db
+      .select()
+      .from(deposits)
+      .where(eq(deposits.paymentId, paymentId))
+      .orderBy(asc(deposits.blockNumber), asc(deposits.seenAt), asc(deposits.outputIndex));
+  },
+
+  async confirmationSummaries(db: Db, paymentIds: string[]): Promise<Map<string, ConfirmationSummary>> {
+    const out = new Map<string, ConfirmationSummary>();
+    if (paymentIds.length === 0) return out;
+    const rows = await queryRows<{
+      payment_id: string;
+      newest_unfinal: string | number | null;
+      any_final: boolean;
+    }>(
+      db,
+      sql`select payment_id, max(block_number) filter (where state = 'seen') as newest_unfinal,
+                 bool_or(state = 'final') as any_final
+          from deposits where payment_id = any(${pgArray(paymentIds)}::uuid[]) group by payment_id`,
+    );
+    for (const row of rows) {
+      out.set(row.payment_id, {
+        newestUnfinalBlock: row.newest_unfinal === null ? null : Number(row.newest_unfinal),
+        anyFinal: row.any_final,
+      });
+    }
+    return out;
+  },
+
+  /** Final deposits not yet swept, oldest first. */
+  async unforwardedDeposits(db: Db, chain: string, isTest: boolean, limit: number): Promise<DepositRow[]> {
+    return db
+      .select()
+      .from(deposits)
+      .where(
+        and(
+          eq(deposits.chain, chain),
+          eq(deposits.isTest, isTest),
+          eq(deposits.state, 'final'),
+          sql`${deposits.forwardId} is null`,
+        ),
+      )
+      .orderBy(asc(deposits.finalAt), asc(deposits.id))
+      .limit(limit);
+  },
+
+  /** Ties deposits to a forward; returns how many were still free (all must be, or the caller rolls back). */
+  async assignForward(tx: Db, depositIds: string[], forwardId: string): Promise<number> {
+    const rows = await tx
+      .update(deposits)
+      .set({ forwardId })
+      .where(
+        and(
+          inArray(deposits.id, depositIds),
+          sql`${deposits.forwardId} is null`,
+          eq(deposits.state, 'final'),
+        ),
+      )
+      .returning({ id: deposits.id });
+    return rows.length;
+  },
+
+  /** What each payment put into a forward, in base units of its asset. */
+  async forwardShares(tx: Db, forwardId: string): Promise<Array<{ paymentId: string; amount: bigint }>> {
+    const rows = await queryRows<{ payment_id: string; amount: string }>(
+      tx,
+      sql`select payment_id, sum(amount) as amount from deposits where forward_id = ${forwardId}
+          group by payment_id order by payment_id`,
+    );
+    return rows.map((row) => ({ paymentId: row.payment_id, amount: BigInt(row.amount) }));
+  },
+
+  // ---- cursors and recent blocks ----
+
+  async cursor(db: Db, chain: string, isTest: boolean): Promise<CursorRow | undefined> {
+    const [row] = await db
+      .select()
+      .from(chainCursors)
+      .where(and(eq(chainCursors.chain, chain), eq(chainCursors.isTest, isTest)))
+      .limit(1);
+    return row;
+  },
+
+  async cursorHeights(db: Db): Promise<Map<string, number>> {
+    const rows = await db
+      .select({
+        chain: chainCursors.chain,
+        isTest: chainCursors.isTest,
+        blockNumber: chainCursors.blockNumber,
+      })
+      .from(chainCursors);
+    return new Map(rows.map((row) => [`${row.chain}:${row.isTest}`, row.blockNumber]));
+  },
+
+  async setCursor(tx: Db, row: CursorRow): Promise<void> {
+    await tx
+      .insert(chainCursors)
+      .values(row)
+      .onConflictDoUpdate({
+        target: [chainCursors.chain, chainCursors.isTest],
+        set: {
+          blockNumber: row.blockNumber,
+          blockHash: row.blockHash,
+          blockTime: row.blockTime,
+          updatedAt: row.updatedAt,
+        },
+      });
+  },
+
+  async saveBlocks(
+    tx: Db,
+    chain: string,
+    isTest: boolean,
+    blocks: Array<{ number: number; hash: string; parentHash: string }>,
+  ): Promise<void> {
+    if (blocks.length === 0) return;
+    await tx
+      .insert(chainBlocks)
+      .values(blocks.map((block) => ({ chain, isTest, ...block })))
+      .onConflictDoUpdate({
+        target: [chainBlocks.chain, chainBlocks.isTest, chainBlocks.number],
+        set: { hash: sql`excluded.hash`, parentHash: sql`excluded.parent_hash` },
+      });
+  },
+
+  async blockHash(db: Db, chain: string, isTest: boolean, number: number): Promise<string | null> {
+    const [row] = await db
+      .select({ hash: chainBlocks.hash })
+      .from(chainBlocks)
+      .where(
+        and(eq(chainBlocks.chain, chain), eq(chainBlocks.isTest, isTest), eq(chainBlocks.number, number)),
+      )
+      .limit(1);
+    return row?.hash ?? null;
+  },
+
+  async lowestBlock(db: Db, chain: string, isTest: boolean): Promise<number | null> {
+    const [row] = await queryRows<{ low: string | number | null }>(
+      db,
+      sql`select min(number) as low from chain_blocks where chain = ${chain} and is_test = ${isTest}`,
+    );
+    return row?.low === null || row?.low === undefined ? null : Number(row.low);
+  },
+
+  async deleteBlocksAbove(tx: Db, chain: string, isTest: boolean, number: number): Promise<void> {
+    await tx.execute(
+      sql`delete from chain_blocks where chain = ${chain} and is_test = ${isTest} and number > ${number}`,
+    );
+  },
+
+  async pruneBlocksBelow(db: Db, chain: string, isTest: boolean, number: number): Promise<void> {
+    await db.execute(
+      sql`delete from chain_blocks where chain = ${chain} and is_test = ${isTest} and number < ${number}`,
+    );
+  },
+
+  // ---- forwards ----
+
+  async insertForward(tx: Db, row: ForwardRow): Promise<void> {
+    await tx.insert(forwards).values(row);
+  },
+
+  async openForwards(db: Db, chain: string, isTest: boolean): Promise<ForwardRow[]> {
+    return db
+      .select()
+      .from(forwards)
+      .where(
+        and(
+          eq(forwards.chain, chain),
+          eq(forwards.isTest, isTest),
+          inArray(forwards.state, ['intent', 'broadcast']),
+        ),
+      )
+      .orderBy(asc(forwards.createdAt), asc(forwards.id));
+  },
+
+  async markBroadcast(db: Db, id: string, now: Date, error: string | null): Promise<void> {
+    await db
+      .update(forwards)
+      .set({
+        state: 'broadcast',
+        broadcastAt: now,
+        broadcastCount: sql`${forwards.broadcastCount} + 1`,
+        lastError: error,
+        updatedAt: now,
+      })
+      .where(eq(forwards.id, id));
+  },
+
+  async noteForwardError(db: Db, id: string, now: Date, error: string): Promise<void> {
+    await db.update(forwards).set({ lastError: error, updatedAt: now }).where(eq(forwards.id, id));
+  },
+
+  /** Marks a forward final; false if it already was (another process got there first). */
+  async markForwardFinal(tx: Db, id: string, blockNumber: number, now: Date): Promise<boolean> {
+    const rows = await tx
+      .update(forwards)
+      .set({ state: 'final', blockNumber, finalAt: now, updatedAt: now })
+      .where(and(eq(forwards.id, id), inArray(forwards.state, ['intent', 'broadcast'])))
+      .returning({ id: forwards.id });
+    return rows.length === 1;
+  },
+
+  async forwardsOfPayment(db: Db, paymentId: string): Promise<ForwardRow[]> {
+    return db
+      .select()
+      .from(forwards)
+      .where(sql`${forwards.paymentIds} @> ${JSON.stringify([paymentId])}::jsonb`)
+      .orderBy(asc(forwards.createdAt));
+  },
+};
+
+export type SettlementRepo = typeof settlementRepo;

@@ -1,0 +1,32 @@
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { principalOf } from '../../http/auth.ts';
+import type { RouteContext } from '../../http/context.ts';
+import { paymentParamsSchema, simulatePaymentSchema, simulateResultSchema } from '../payments/schemas.ts';
+
+export function settlementRoutes({ services, requireAuth }: RouteContext): FastifyPluginAsyncZod {
+  return async (app) => {
+    app.post(
+      '/payments/:id/simulate',
+      {
+        preHandler: requireAuth('either'),
+        schema: {
+          tags: ['Payments'],
+          summary:
+            'TEST MODE: simulate the payer (a deposit on the simulated chain) or the end of the window',
+          description:
+            'Test payments only (a live one is refused with `not_test_mode`). The simulated deposit lands in the next ' +
+            'simulated block (SVC_SIM_BLOCK_MS) and the payment walks through confirmations like a real one, sending ' +
+            'its webhooks.',
+          security: [{ apiKey: [] }, { bearer: [] }],
+          params: paymentParamsSchema,
+          body: simulatePaymentSchema,
+          response: { 202: simulateResultSchema },
+        },
+      },
+      async (request, reply) =>
+        reply
+          .status(202)
+          .send(await services.settlement.simulate(principalOf(request), request.params.id, request.body)),
+    );
+  };
+}

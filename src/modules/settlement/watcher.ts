@@ -1,0 +1,278 @@
+import type { Logger } from 'pino';
+import type { Db } from '../../db/client.ts';
+import type { Clock } from '../../lib/clock.ts';
+import { newId } from '../../lib/ids.ts';
+import type { BlockRef, ChainAdapter, Transfer } from '../chains/adapter.ts';
+import type { PaymentsService } from '../payments/service.ts';
+import { type CursorRow, type DepositRow, settlementRepo as repo } from './repo.ts';
+
+export interface WatcherDeps {
+  db: Db;
+  clock: Clock;
+  adapter: ChainAdapter;
+  payments: Pick<PaymentsService, 'settle' | 'watchable'>;
+  /** Days after its window that a payment's address is still watched (SVC_LATE_WATCH_DAYS). */
+  lateWatchDays: number;
+  logger?: Logger | undefined;
+  /** Blocks recorded in one transaction while catching up. */
+  maxBlocksPerCommit?: number;
+  /** Blocks one `poll` goes through at most, so a long catch-up yields to the other jobs. */
+  maxBlocksPerPoll?: number;
+  /** How often the watched set is rebuilt from scratch (dropping payments no longer watched). */
+  fullReloadMs?: number;
+}
+
+export interface PollResult {
+  blocks: number;
+  deposits: number;
+  transitions: number;
+  events: number;
+  reorgs: number;
+}
+
+interface Watched {
+  paymentId: string;
+  asset: string;
+}
+
+/** The longest payment window (7 days): a payment whose window ends after T was created after T − 7 days. */
+const MAX_WINDOW_MS = 7 * 24 * 3600 * 1000;
+/** Payments are re-read this far back on each incremental refresh, for transactions that commit late. */
+const REFRESH_OVERLAP_MS = 60_000;
+
+/**
+ * The generic watcher of one chain in one mode. It keeps the deposit addresses to watch in memory (open payments and
+ * those whose window ended within SVC_LATE_WATCH_DAYS), scans blocks from its persisted cursor, and in ONE
+ * transaction per block (or run of blocks while catching up) records the deposits it finds, the blocks and the
+ * cursor, marks final every deposit that now has enough confirmations, and lets the payments service apply the
+ * state machine and write the events. A restart resumes from the cursor; the unique key of deposits makes a rescan
+ * harmless. When a block's parent hash does not match, it walks back to the common ancestor, reverts the unfinal
+ * deposits above it (in the same kind of single transaction, with their state changes) and rescans.
+ */
+export function createWatcher(deps: WatcherDeps) {
+  const { db, clock, adapter } = deps;
+  const { chain, isTest } = adapter;
+  const maxPerCommit = deps.maxBlocksPerCommit ?? 50;
+  const maxPerPoll = deps.maxBlocksPerPoll ?? 500;
+  const fullReloadMs = deps.fullReloadMs ?? 60_000;
+  /** Recent block hashes kept for finding a common ancestor. */
+  const window = Math.max(64, adapter.requiredConfirmations * 2);
+  const watched = new Map<string, Watched>();
+  const watchedKeys = new Set<string>();
+  let loadedUpTo: number | null = null;
+  let lastFullLoad = 0;
+
+  function watch(rows: Array<{ id: string; address: string; asset: string }>): void {
+    for (const row of rows) {
+      const key = adapter.addressKey(row.address);
+      watched.set(key, { paymentId: row.id, asset: row.asset });
+      watchedKeys.add(key);
+    }
+  }
+
+  /** Brings the watched set up to date: new payments since the last look, and a full rebuild now and then. */
+  async function refresh(now: number): Promise<void> {
+    const expiresAfter = new Date(now - deps.lateWatchDays * 24 * 3600 * 1000);
+    if (loadedUpTo === null || now - lastFullLoad >= fullReloadMs) {
+      const rows = await deps.payments.watchable(
+        chain,
+        isTest,
+        new Date(expiresAfter.getTime() - MAX_WINDOW_MS),
+        expiresAfter,
+      );
+      watched.clear();
+      watchedKeys.clear();
+      watch(rows);
+      lastFullLoad = now;
+    } else {
+      watch(
+        await deps.payments.watchable(chain, isTest, new Date(loadedUpTo - REFRESH_OVERLAP_MS), expiresAfter),
+      );
+    }
+    loadedUpTo = now;
+  }
+
+  async function initCursor(head: BlockRef): Promise<void> {
+    const now = clock.now();
+    await db.transaction(async (tx) => {
+      await repo.saveBlocks(tx, chain, isTest, [head]);
+      await repo.setCursor(tx, {
+        chain,
+        isTest,
+        blockNumber: head.number,
+        blockHash: head.hash,
+        blockTime: head.timestamp,
+        updatedAt: now,
+      });
+    });
+    deps.logger?.info({ chain, isTest, block: head.number }, 'watcher starts at the current head');
+  }
+
+  function depositRows(block: BlockRef, transfers: Transfer[], now: Date): DepositRow[] {
+    const rows: DepositRow[] = [];
+    for (const transfer of transfers) {
+      const target = watched.get(adapter.addressKey(transfer.to));
+      if (target === undefined || transfer.amount <= 0n) continue;
+      rows.push({
+        id: newId('dep'),
+        paymentId: target.paymentId,
+        chain,
+        isTest,
+        txHash: transfer.txHash,
+        outputIndex: transfer.outputIndex,
+        address: transfer.to,
+        asset: transfer.asset,
+        amount: transfer.amount.toString(),
+        blockNumber: block.number,
+        blockHash: block.hash,
+        blockTime: block.timestamp,
+        state: 'seen',
+        simulated: adapter.simulated,
+        forwardId: null,
+        seenAt: now,
+        finalAt: null,
+        revertedAt: null,
+      });
+    }
+    return rows;
+  }
+
+  /** Records a run of consecutive blocks, their deposits, the cursor, finality and state changes: one transaction. */
+  async function commit(blocks: BlockRef[], rows: DepositRow[], now: Date) {
+    const last = blocks.at(-1);
+    if (last === undefined) throw new Error('commit without blocks');
+    return db.transaction(async (tx) => {
+      const touched = await repo.upsertDeposits(tx, rows);
+      await repo.saveBlocks(tx, chain, isTest, blocks);
+      await repo.setCursor(tx, {
+        chain,
+        isTest,
+        blockNumber: last.number,
+        blockHash: last.hash,
+        blockTime: last.timestamp,
+        updatedAt: now,
+      });
+      const finalized = await repo.finalizeDeposits(
+        tx,
+        chain,
+        isTest,
+        last.number - adapter.requiredConfirmations + 1,
+        now,
+      );
+      const settled = await deps.payments.settle(tx, [...touched, ...finalized], now);
+      return { deposits: touched.length, ...settled };
+    });
+  }
+
+  /** Walks back from the cursor to the newest block both we and the chain have; reverts everything above it. */
+  async function handleReorg(cursor: CursorRow): Promise<{ transitions: number; events: number }> {
+    let number = cursor.blockNumber;
+    let ancestor: BlockRef | null = null;
+    const lowest = (await repo.lowestBlock(db, chain, isTest)) ?? cursor.blockNumber;
+    while (number >= 0) {
+      const onChain = await adapter.block(number);
+      const stored = await repo.blockHash(db, chain, isTest, number);
+      if (onChain !== null && (stored === onChain.hash || number < lowest)) {
+        if (number < lowest) {
+          deps.logger?.error(
+            { chain, isTest, block: number },
+            'reorganisation deeper than the kept block window',
+          );
+        }
+        ancestor = onChain;
+        break;
+      }
+      number -= 1;
+    }
+    const now = clock.now();
+    const ancestorNumber = ancestor?.number ?? -1;
+    const deepFinal = await repo.finalDepositsAbove(db, chain, isTest, ancestorNumber);
+    if (deepFinal > 0) {
+      deps.logger?.error(
+        { chain, isTest, ancestor: ancestorNumber, finalDeposits: deepFinal },
+        'a reorganisation removed blocks with FINAL deposits: finality assumption broken, check confirmations',
+      );
+    }
+    const result = await db.transaction(async (tx) => {
+      const reverted = await repo.revertDepositsAbove(tx, chain, isTest, ancestorNumber, now);
+      await repo.deleteBlocksAbove(tx, chain, isTest, ancestorNumber);
+      if (ancestor !== null) {
+        await repo.setCursor(tx, {
+          chain,
+          isTest,
+          blockNumber: ancestor.number,
+          blockHash: ancestor.hash,
+          blockTime: ancestor.timestamp,
+          updatedAt: now,
+        });
+      }
+      return deps.payments.settle(tx, reverted, now);
+    });
+    deps.logger?.warn(
+      { chain, isTest, from: cursor.blockNumber, ancestor: ancestorNumber },
+      'chain reorganisation: unfinal deposits above the common ancestor reverted, rescanning',
+    );
+    return result;
+  }
+
+  return {
+    /** Scans every new block (up to `maxBlocksPerPoll`), handling reorganisations on the way. */
+    async poll(): Promise<PollResult> {
+      const result: PollResult = { blocks: 0, deposits: 0, transitions: 0, events: 0, reorgs: 0 };
+      await refresh(clock.now().getTime());
+      const head = await adapter.head();
+      if (head === null) return result;
+      let cursor = await repo.cursor(db, chain, isTest);
+      if (cursor === undefined) {
+        await initCursor(head);
+        return result;
+      }
+      let reorgsInARow = 0;
+      while (cursor !== undefined && cursor.blockNumber < head.number && result.blocks < maxPerPoll) {
+        const blocks: BlockRef[] = [];
+        let parentHash = cursor.blockHash;
+        let mismatch = false;
+        const last = Math.min(head.number, cursor.blockNumber + maxPerCommit);
+        for (let number = cursor.blockNumber + 1; number <= last; number++) {
+          const block = await adapter.block(number);
+          if (block === null) break;
+          if (block.parentHash !== parentHash) {
+            mismatch = blocks.length === 0;
+            break;
+          }
+          blocks.push(block);
+          parentHash = block.hash;
+        }
+        if (mismatch) {
+          if (reorgsInARow++ > 10) throw new Error(`${chain}: chain keeps reorganising under the watcher`);
+          const reverted = await handleReorg(cursor);
+          result.reorgs += 1;
+          result.transitions += reverted.transitions;
+          result.events += reverted.events;
+          cursor = await repo.cursor(db, chain, isTest);
+          continue;
+        }
+        if (blocks.length === 0) break;
+        const now = clock.now();
+        const rows: DepositRow[] = [];
+        for (const block of blocks) {
+          rows.push(...depositRows(block, await adapter.transfers(block, watchedKeys), now));
+        }
+        const committed = await commit(blocks, rows, now);
+        result.blocks += blocks.length;
+        result.deposits += committed.deposits;
+        result.transitions += committed.transitions;
+        result.events += committed.events;
+        const newest = blocks.at(-1) as BlockRef;
+        if (newest.number % 100 === 0) await repo.pruneBlocksBelow(db, chain, isTest, newest.number - window);
+        cursor = await repo.cursor(db, chain, isTest);
+      }
+      return result;
+    },
+
+    /** How many addresses are watched now. */
+    watchedCount: () => watched.size,
+  };
+}
+
+export type Watcher = ReturnType<typeof createWatcher>;
