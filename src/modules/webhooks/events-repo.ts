@@ -1,7 +1,7 @@
-import { and, asc, desc, eq, inArray, isNull, lt, or, type SQL, sql } from 'drizzle-orm';
+import { and, asc, desc, eq, inArray, lt, or, type SQL, sql } from 'drizzle-orm';
 import type { AnyPgColumn } from 'drizzle-orm/pg-core';
-import type { Db } from '../../db/client.ts';
-import { events, webhookAttempts, webhookDeliveries, webhookEndpoints } from '../../db/schema/index.ts';
+import { type Db, queryRows } from '../../db/client.ts';
+import { events, webhookAttempts, webhookDeliveries } from '../../db/schema/index.ts';
 
 export type EventRow = typeof events.$inferSelect;
 export type DeliveryRow = typeof webhookDeliveries.$inferSelect;
@@ -33,20 +33,38 @@ export const eventsRepo = {
     await db.insert(events).values(row);
   },
 
-  /** Ids of the endpoints that receive a merchant's events of one mode: enabled and not deleted. */
-  async receivingEndpointIds(db: Db, merchantId: string, isTest: boolean): Promise<string[]> {
-    const rows = await db
-      .select({ id: webhookEndpoints.id })
-      .from(webhookEndpoints)
-      .where(
-        and(
-          eq(webhookEndpoints.merchantId, merchantId),
-          eq(webhookEndpoints.isTest, isTest),
-          eq(webhookEndpoints.enabled, true),
-          isNull(webhookEndpoints.deletedAt),
-        ),
-      );
-    return rows.map((row) => row.id);
+  /**
+   * The outbox write in one statement: the event, one pending delivery per endpoint of the merchant in the event's
+   * mode that is enabled and not deleted, and a NOTIFY for the workers (sent by PostgreSQL only on commit, and only
+   * when there is a delivery). A delivery's id derives from its event and endpoint. Returns how many deliveries.
+   */
+  async insertEventWithDeliveries(db: Db, event: EventRow): Promise<number> {
+    const created = event.createdAt.toISOString();
+    const [row] = await queryRows<{ deliveries: string | number }>(
+      db,
+      sql`
+      with receiving as (
+        select id from webhook_endpoints
+        where merchant_id = ${event.merchantId} and is_test = ${event.isTest} and enabled and deleted_at is null
+      ), event as (
+        insert into events (id, merchant_id, is_test, type, payment_id, body, sample, occurred_at, created_at)
+        values (${event.id}, ${event.merchantId}, ${event.isTest}, ${event.type}, ${event.paymentId}, ${event.body},
+          ${event.sample}, ${event.occurredAt.toISOString()}::timestamptz, ${created}::timestamptz)
+        returning id
+      ), deliveries as (
+        insert into webhook_deliveries
+          (id, event_id, endpoint_id, merchant_id, is_test, status, attempt_count, next_attempt_at, created_at, updated_at)
+        select 'del_' || substr(md5(event.id || ':' || receiving.id), 1, 20), event.id, receiving.id,
+          ${event.merchantId}, ${event.isTest}, 'pending', 0, ${created}::timestamptz, ${created}::timestamptz,
+          ${created}::timestamptz
+        from event, receiving
+        returning 1
+      ), notified as (
+        select pg_notify(${DELIVERY_CHANNEL}, '') from deliveries
+      )
+      select count(*) as deliveries from notified`,
+    );
+    return Number(row?.deliveries ?? 0);
   },
 
   async insertDeliveries(db: Db, rows: DeliveryRow[]): Promise<void> {

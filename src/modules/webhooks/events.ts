@@ -124,38 +124,18 @@ export function createEventsService({ db, repo, clock, endpoints }: EventsDeps) 
     return endpoint;
   }
 
-  async function writeEvent(
-    tx: Db,
-    input: RecordPaymentEventInput & { sample: boolean; endpointIds: string[] },
-  ): Promise<{ event: EventRow; deliveries: DeliveryRow[] }> {
-    const now = clock.now();
-    const event: EventRow = {
+  function eventRow(input: RecordPaymentEventInput, sample: boolean): EventRow {
+    return {
       id: newId('evt'),
       merchantId: input.merchantId,
       isTest: input.payment.is_test,
       type: input.type,
       paymentId: input.payment.payment_id,
       body: paymentEventBody(input.type, input.payment, input.occurredAt),
-      sample: input.sample,
+      sample,
       occurredAt: input.occurredAt,
-      createdAt: now,
+      createdAt: clock.now(),
     };
-    await repo.insertEvent(tx, event);
-    const deliveries = input.endpointIds.map((endpointId) =>
-      newDeliveryRow({
-        id: newId('del'),
-        eventId: event.id,
-        endpointId,
-        merchantId: input.merchantId,
-        isTest: event.isTest,
-        now,
-      }),
-    );
-    if (deliveries.length > 0) {
-      await repo.insertDeliveries(tx, deliveries);
-      await repo.notifyWorkers(tx);
-    }
-    return { event, deliveries };
   }
 
   return {
@@ -164,8 +144,8 @@ export function createEventsService({ db, repo, clock, endpoints }: EventsDeps) 
      * inside the caller's transaction `tx`. The event's body is fixed here, so every attempt sends the same bytes.
      */
     async recordPaymentEvent(tx: Db, input: RecordPaymentEventInput): Promise<{ eventId: string }> {
-      const endpointIds = await repo.receivingEndpointIds(tx, input.merchantId, input.payment.is_test);
-      const { event } = await writeEvent(tx, { ...input, sample: false, endpointIds });
+      const event = eventRow(input, false);
+      await repo.insertEventWithDeliveries(tx, event);
       return { eventId: event.id };
     },
 
@@ -284,22 +264,29 @@ export function createEventsService({ db, repo, clock, endpoints }: EventsDeps) 
       const endpoint = await receivingEndpoint(principal, endpointId);
       const type = input.event ?? 'payment.confirmed';
       const now = clock.now();
-      const written = await db.transaction((tx) =>
-        writeEvent(tx, {
+      const event = eventRow(
+        {
           merchantId: principal.merchantId,
           type,
           payment: samplePayment(type, endpoint.is_test),
           occurredAt: now,
-          sample: true,
-          endpointIds: [endpoint.id],
-        }),
+        },
+        true,
       );
-      const [delivery] = written.deliveries;
-      if (delivery === undefined) throw new AppError('internal_error', 'The test delivery was not created.');
-      return {
-        event: eventView(written.event),
-        delivery: await deliveryById(delivery.id, principal.merchantId),
-      };
+      const delivery = newDeliveryRow({
+        id: newId('del'),
+        eventId: event.id,
+        endpointId: endpoint.id,
+        merchantId: principal.merchantId,
+        isTest: endpoint.is_test,
+        now: event.createdAt,
+      });
+      await db.transaction(async (tx) => {
+        await repo.insertEvent(tx, event);
+        await repo.insertDeliveries(tx, [delivery]);
+        await repo.notifyWorkers(tx);
+      });
+      return { event: eventView(event), delivery: await deliveryById(delivery.id, principal.merchantId) };
     },
   };
 }
