@@ -1,7 +1,13 @@
 import { and, asc, desc, eq, gt, gte, inArray, lt, lte, sql } from 'drizzle-orm';
 import { pgArray } from '../../db/arrays.ts';
 import { type Db, queryRows } from '../../db/client.ts';
-import { idempotencyKeys, payments } from '../../db/schema/index.ts';
+import {
+  type DepositIndexSpace,
+  depositIndexSequenceName,
+  depositIndexSpaces,
+  idempotencyKeys,
+  payments,
+} from '../../db/schema/index.ts';
 import type { PaymentStatus } from './schemas.ts';
 
 export type PaymentRow = typeof payments.$inferSelect;
@@ -20,13 +26,15 @@ export interface PaymentFilter {
 
 export function createPaymentsRepo(db: Db) {
   return {
-    /** Takes the next derivation index of an index space and mode inside the caller's transaction. */
+    /** Takes the next derivation index of an index space and mode (a sequence: no lock is held until commit). */
     async allocateDerivationIndex(tx: Db, indexSpace: string, isTest: boolean): Promise<number> {
-      const [row] = await queryRows<{ index: number }>(
+      if (!(depositIndexSpaces as readonly string[]).includes(indexSpace)) {
+        throw new Error(`No derivation index sequence for index space ${indexSpace}`);
+      }
+      const name = depositIndexSequenceName(indexSpace as DepositIndexSpace, isTest);
+      const [row] = await queryRows<{ index: string | number }>(
         tx,
-        sql`insert into deposit_index_counters (index_space, is_test, next_index) values (${indexSpace}, ${isTest}, 1)
-            on conflict (index_space, is_test) do update set next_index = deposit_index_counters.next_index + 1
-            returning next_index - 1 as index`,
+        sql`select nextval(${name}::regclass) as index`,
       );
       if (row === undefined) throw new Error('derivation index allocation returned no row');
       return Number(row.index);

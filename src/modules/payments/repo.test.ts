@@ -1,0 +1,32 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestDatabase } from '../../../test/support/harness.ts';
+import type { Database } from '../../db/client.ts';
+import { depositIndexSpaces } from '../../db/schema/index.ts';
+import { chains, indexSpace } from '../chains/registry.ts';
+import { createPaymentsRepo } from './repo.ts';
+
+let database: Database;
+beforeAll(async () => {
+  database = await createTestDatabase();
+});
+afterAll(() => database.close());
+
+describe('derivation index allocation', () => {
+  it('has a sequence for the index space of every chain', () => {
+    for (const chain of chains) expect(depositIndexSpaces).toContain(indexSpace(chain.id));
+  });
+
+  it('hands out distinct indices under concurrency, per space and mode', async () => {
+    const repo = createPaymentsRepo(database.db);
+    const taken = await Promise.all(
+      Array.from({ length: 40 }, () =>
+        database.db.transaction((tx) => repo.allocateDerivationIndex(tx, 'solana', true)),
+      ),
+    );
+    expect(new Set(taken).size).toBe(40);
+    for (const index of taken) expect(Number.isSafeInteger(index) && index >= 0).toBe(true);
+    await expect(
+      database.db.transaction((tx) => repo.allocateDerivationIndex(tx, 'dogecoin', true)),
+    ).rejects.toThrow();
+  });
+});

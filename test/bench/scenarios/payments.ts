@@ -1,0 +1,110 @@
+import { fileURLToPath } from 'node:url';
+import { startChild } from '../lib/child.ts';
+import { benchDatabases } from '../lib/databases.ts';
+import { type LoadOptions, type LoadResult, mergeLoads, runLoad } from '../lib/load.ts';
+import { defineScenario, type Measurement, measurement } from '../lib/scenario.ts';
+import { round } from '../lib/stats.ts';
+import type { PaymentsReady } from '../servers/payments.ts';
+
+const server = fileURLToPath(new URL('../servers/payments.ts', import.meta.url));
+
+/**
+ * POST /v1/payments and the public GET /v1/payments/checkout/{id} under 100 connections on PostgreSQL, each beside
+ * a bare Fastify route doing one INSERT (resp. one primary-key SELECT) on the same database in the same run.
+ * Order A-B-B-A per pair so drift in the machine's load falls on both alike. PGlite is skipped: the goal is about
+ * a server database under concurrency, which the single-connection embedded engine does not have.
+ */
+export default defineScenario({
+  name: 'payments',
+  description:
+    'POST /v1/payments vs a bare INSERT, and the checkout read vs a bare primary-key SELECT (PostgreSQL)',
+  async run({ log, scale }) {
+    const connections = Number(process.env.BENCH_CONNECTIONS ?? 100);
+    const duration = Math.max(1, Math.round(Number(process.env.BENCH_DURATION ?? 3) * scale));
+    const measurements: Measurement[] = [];
+    for await (const database of benchDatabases()) {
+      if (database.kind !== 'postgres') {
+        await database.dispose();
+        continue;
+      }
+      log('payments [postgres]: starting the server');
+      const child = await startChild<PaymentsReady>(server, {
+        env: { BENCH_DATABASE_URL_TARGET: database.url },
+      });
+      try {
+        const { ours, bare } = child.ready;
+        const pairs: Array<{ label: string; ours: LoadOptions; bare: LoadOptions; goal: number }> = [
+          {
+            label: 'POST /v1/payments',
+            ours: {
+              url: ours.createUrl,
+              method: 'POST',
+              headers: ours.headers,
+              body: ours.body,
+              duration,
+              connections,
+            },
+            bare: {
+              url: bare.insertUrl,
+              method: 'POST',
+              headers: { 'content-type': 'application/json' },
+              body: bare.body,
+              duration,
+              connections,
+            },
+            goal: 0.5,
+          },
+          {
+            label: 'GET /v1/payments/checkout/{id}',
+            ours: { url: ours.checkoutUrl, duration, connections },
+            bare: { url: bare.selectUrl, duration, connections },
+            goal: 0.6,
+          },
+        ];
+        for (const pair of pairs) {
+          log(`payments [postgres]: ${pair.label}: warming up`);
+          await runLoad({ ...pair.bare, duration: 1 });
+          await runLoad({ ...pair.ours, duration: 1 });
+          const runs: Record<'ours' | 'bare', LoadResult[]> = { ours: [], bare: [] };
+          for (const which of ['bare', 'ours', 'ours', 'bare'] as const) {
+            log(`payments [postgres]: ${pair.label}: ${which}, ${duration} s x ${connections} connections`);
+            runs[which].push(await runLoad(pair[which]));
+          }
+          const o = mergeLoads(runs.ours);
+          const b = mergeLoads(runs.bare);
+          if (o.non2xx + o.errors > 0 || b.non2xx + b.errors > 0) {
+            throw new Error(
+              `${pair.label}: failed requests: ours ${o.non2xx}/${o.errors}, bare ${b.non2xx}/${b.errors}`,
+            );
+          }
+          measurements.push(
+            measurement({
+              name: `${pair.label} [postgres] requests/s`,
+              unit: 'req/s',
+              ours: round(o.requestsPerSecond, 0),
+              baseline: round(b.requestsPerSecond, 0),
+              better: 'higher',
+              goal: { atLeast: pair.goal },
+              details: { connections, duration_s_per_run: duration, ours: o, bare: b },
+            }),
+            measurement({
+              name: `${pair.label} [postgres] p99 latency`,
+              unit: 'ms',
+              ours: o.p99,
+              baseline: b.p99,
+              better: 'lower',
+              details: {
+                our_p99_ms: o.p99,
+                absolute_goal_ms: pair.label.startsWith('POST') ? 100 : undefined,
+              },
+            }),
+          );
+        }
+      } finally {
+        await child.stop();
+        await database.dispose();
+      }
+    }
+    return measurements;
+  },
+});
