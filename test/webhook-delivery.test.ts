@@ -367,6 +367,23 @@ describe('webhook delivery', () => {
     }
   });
 
+  it('does not let a hanging endpoint hold up the others', async () => {
+    const slow = await createMerchant(t.app);
+    const fast = await createMerchant(t.app);
+    const hanging = await receiver(() => ({ hang: true }));
+    const healthy = await receiver();
+    await endpoint(slow, hanging.url);
+    await endpoint(fast, healthy.url);
+    for (let i = 0; i < 30; i += 1) await emit(slow.merchantId);
+    await waitFor('the hanging endpoint to be busy', () => hanging.requests.length >= 4);
+    const sent = Date.now();
+    await emit(fast.merchantId);
+    await waitFor('the healthy delivery', () => healthy.requests.length === 1, 2000);
+    expect(Date.now() - sent).toBeLessThan(TIMEOUT_MS);
+    // The per-endpoint cap (4 here) bounds what the hanging endpoint holds at once.
+    expect(hanging.maxOpen).toBe(4);
+  });
+
   it('signs with both secrets during a rotation overlap, and with the new one only after it', async () => {
     const m = await createMerchant(t.app);
     const r = await receiver();

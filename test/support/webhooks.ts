@@ -26,6 +26,8 @@ export interface Receiver {
   requests: ReceivedRequest[];
   /** TCP connections accepted, including ones that never sent a request. */
   connections: number;
+  /** The most requests that were open (received, not yet answered or abandoned) at once. */
+  maxOpen: number;
   close(): Promise<void>;
 }
 
@@ -37,7 +39,14 @@ export async function startReceiver(
   const sockets = new Set<Socket>();
   const hanging = new Set<ServerResponse>();
   let connections = 0;
+  let open = 0;
+  let maxOpen = 0;
   const server = createServer((req: IncomingMessage, res: ServerResponse) => {
+    open += 1;
+    maxOpen = Math.max(maxOpen, open);
+    res.on('close', () => {
+      open -= 1;
+    });
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => {
@@ -80,6 +89,9 @@ export async function startReceiver(
     requests,
     get connections() {
       return connections;
+    },
+    get maxOpen() {
+      return maxOpen;
     },
     close: async () => {
       for (const socket of sockets) socket.destroy();

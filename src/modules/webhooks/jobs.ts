@@ -84,6 +84,7 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
   const pollIntervalMs = options.pollIntervalMs ?? 1000;
   const leaseMs = options.leaseMs ?? 2 * options.timeoutMs + 5000;
   const random = options.random ?? Math.random;
+  const minimumClaim = Math.max(1, Math.floor(options.concurrency / 4));
 
   let running = false;
   let claiming = false;
@@ -91,6 +92,8 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
   let wakeQueued = false;
   /** More may be due than the last claim took (capacity or per-endpoint caps held some back). */
   let backlog = false;
+  /** The last claim took as many as it asked for. */
+  let lastClaimFull = false;
   let pollTimer: NodeJS.Timeout | undefined;
   let retryTimer: NodeJS.Timeout | undefined;
   let retryTimerAt = Number.POSITIVE_INFINITY;
@@ -144,10 +147,11 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
     }
     claiming = true;
     try {
-      backlog = false;
       for (;;) {
+        if (!running) break;
         const capacity = options.concurrency - load;
-        if (capacity <= 0 || !running) {
+        // While claims come back full, wait for a quarter of the slots to free up: fewer, larger claims.
+        if (capacity <= 0 || (lastClaimFull && load > 0 && capacity < minimumClaim)) {
           backlog = true;
           break;
         }
@@ -168,17 +172,17 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
           maxAttempts: MAX_ATTEMPTS,
         });
         lastError = null;
-        if (busy.length > 0) backlog = true;
         for (const delivery of claimed) accept({ ...delivery, leaseToken: token });
-        if (claimed.length === 0) break;
-        // Fewer than asked, and no endpoint held back by its cap: the claim saw every due row there is.
         const perEndpoint = new Map<string, number>();
         for (const delivery of claimed) {
           perEndpoint.set(delivery.endpointId, (perEndpoint.get(delivery.endpointId) ?? 0) + 1);
         }
         const capped = [...perEndpoint.values()].some((count) => count >= options.endpointConcurrency);
-        if (capped) backlog = true;
-        else if (claimed.length < capacity) break;
+        lastClaimFull = claimed.length >= capacity;
+        // Fewer than asked, nothing skipped and no endpoint held back by its cap: that was every due row.
+        const sawAll = !lastClaimFull && busy.length === 0 && !capped;
+        backlog = !sawAll;
+        if (claimed.length === 0 || sawAll) break;
       }
     } catch (error) {
       lastError = `webhook worker cannot claim deliveries: ${error instanceof Error ? error.message : String(error)}`;
