@@ -395,6 +395,7 @@ export function createPaymentsService(deps: PaymentsDeps) {
     return { chain, asset, currency, amount, windowSeconds, redirectUrl, rate, expected };
   }
 
+  /** Allocates the derivation index and inserts the payment, on `tx` (a transaction, or the database itself). */
   async function insertPayment(
     tx: Db,
     merchantId: string,
@@ -459,7 +460,8 @@ export function createPaymentsService(deps: PaymentsDeps) {
       const merchantId = principal.merchantId;
       if (idempotencyKey === undefined) {
         const prepared = await prepare(merchantId, isTest, input);
-        const row = await db.transaction((tx) => insertPayment(tx, merchantId, isTest, input, prepared));
+        // One statement needs no transaction: the index comes from a sequence, the row is inserted on its own.
+        const row = await insertPayment(db, merchantId, isTest, input, prepared);
         return { status: 201, body: toView(row), replayed: false };
       }
 
