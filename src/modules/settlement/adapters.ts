@@ -1,7 +1,9 @@
+import type { Logger } from 'pino';
 import type { Config } from '../../config.ts';
 import type { Db } from '../../db/client.ts';
 import type { Clock } from '../../lib/clock.ts';
 import type { ChainAdapter } from '../chains/adapter.ts';
+import { createEvmAdapters } from '../chains/evm/index.ts';
 import { type ChainId, chainIds } from '../chains/registry.ts';
 import { createSimulatedChain, type SimulatedChain } from '../chains/simulated/chain.ts';
 import { confirmationsFor } from './confirmations.ts';
@@ -24,7 +26,9 @@ export interface ChainAdapters {
 export function createChainAdapters(deps: {
   db: Db;
   clock: Clock;
-  config: Pick<Config, 'confirmations' | 'simConfirmations'>;
+  config: Pick<Config, 'confirmations' | 'simConfirmations'> &
+    Partial<Pick<Config, 'evm' | 'liveMnemonic' | 'testMnemonic'>>;
+  logger?: Logger | undefined;
 }): ChainAdapters {
   const simulated = new Map<string, SimulatedChain>(
     chainIds.map((chain: ChainId) => [
@@ -38,9 +42,30 @@ export function createChainAdapters(deps: {
     ]),
   );
   const live = new Map<string, ChainAdapter>();
+  // Real nodes: live mode on EVM chains with SVC_CHAIN_<NAME>_RPC_URL, and test mode on a real test network (which
+  // then replaces the simulated chain for that chain's test payments) with SVC_TEST_CHAIN_<NAME>_RPC_URL.
+  const testNetworks = new Map<string, ChainAdapter>();
+  const { evm, testMnemonic } = deps.config;
+  if (evm !== undefined && testMnemonic !== undefined) {
+    const evmAdapters = createEvmAdapters({
+      db: deps.db,
+      config: {
+        evm,
+        confirmations: deps.config.confirmations,
+        liveMnemonic: deps.config.liveMnemonic,
+        testMnemonic,
+      },
+      logger: deps.logger,
+    });
+    for (const adapter of evmAdapters) (adapter.isTest ? testNetworks : live).set(adapter.chain, adapter);
+  }
   return {
-    all: () => [...simulated.values(), ...live.values()],
-    get: (chain, isTest) => (isTest ? simulated.get(chain) : live.get(chain)),
+    all: () => [
+      ...[...simulated.values()].filter((adapter) => !testNetworks.has(adapter.chain)),
+      ...testNetworks.values(),
+      ...live.values(),
+    ],
+    get: (chain, isTest) => (isTest ? (testNetworks.get(chain) ?? simulated.get(chain)) : live.get(chain)),
     simulated: (chain) => simulated.get(chain),
   };
 }

@@ -86,11 +86,15 @@ export function createSettlementJobs(deps: SettlementJobsDeps): SettlementJobs {
     const blockSeconds = getChain(adapter.chain)?.blockTimeSeconds ?? 10;
     const intervalMs = isSimulated(adapter)
       ? deps.simBlockMs
-      : Math.min(15_000, Math.max(1000, (blockSeconds * 1000) / 2));
+      : (adapter.pollIntervalMs ?? Math.min(15_000, Math.max(1000, (blockSeconds * 1000) / 2)));
+    let started = false;
     const tick = async (): Promise<void> => {
-      const started = Date.now();
+      const begun = Date.now();
       try {
         if (await elector.lead(name)) {
+          // Real adapters check their node once (chain id, tracing) before the first scan.
+          if (!started && 'start' in adapter && typeof adapter.start === 'function') await adapter.start();
+          started = true;
           if (isSimulated(adapter)) await adapter.produceBlock();
           await watcher.poll();
           await forwarder.run();
@@ -100,7 +104,7 @@ export function createSettlementJobs(deps: SettlementJobsDeps): SettlementJobs {
         lastError = `${name}: ${error instanceof Error ? error.message : String(error)}`;
         log?.error({ err: error }, 'settlement tick failed; retrying');
       }
-      schedule(tick, Math.max(0, intervalMs - (Date.now() - started)));
+      schedule(tick, Math.max(0, intervalMs - (Date.now() - begun)));
     };
     return tick;
   }

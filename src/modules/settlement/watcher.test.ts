@@ -1,0 +1,447 @@
+import { sql } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  apiKey,
+  bearer,
+  createMerchant,
+  createTestApp,
+  type Merchant,
+  manualClock,
+  type TestApp,
+} from '../../../test/support/harness.ts';
+import { createIsolatedDatabase } from '../../../test/support/webhooks.ts';
+import { queryRows } from '../../db/client.ts';
+import { toBaseUnits } from '../../lib/money.ts';
+import type { SimulatedChain } from '../chains/simulated/chain.ts';
+import { createForwarder } from './forwarder.ts';
+import { settlementRepo } from './repo.ts';
+import { createWatcher, type Watcher } from './watcher.ts';
+
+let t: TestApp;
+let m: Merchant;
+let drop: () => Promise<void>;
+const clock = manualClock(new Date());
+let sim: SimulatedChain;
+let watcher: Watcher;
+
+const CONFIRMATIONS = 3;
+
+beforeAll(async () => {
+  // A database of its own: the watcher and forwarder act on every payment of their chain in the database.
+  const isolated = await createIsolatedDatabase();
+  drop = isolated.drop;
+  t = await createTestApp({
+    database: isolated.database,
+    clock,
+    env: { SVC_SIM_CONFIRMATIONS: String(CONFIRMATIONS) },
+  });
+  m = await createMerchant(t.app);
+  const chain = t.services.chainAdapters.simulated('ethereum');
+  if (chain === undefined) throw new Error('no simulated ethereum');
+  sim = chain;
+  watcher = newWatcher();
+  await sim.produceBlock();
+  await watcher.poll(); // starts the cursor at the head
+});
+
+afterAll(async () => {
+  await t?.close();
+  await drop?.();
+});
+
+function newWatcher(): Watcher {
+  return createWatcher({
+    db: t.database.db,
+    clock,
+    adapter: sim,
+    payments: t.services.payments,
+    lateWatchDays: 7,
+  });
+}
+
+function newForwarder(afterIntent?: (id: string) => void) {
+  return createForwarder({
+    db: t.database.db,
+    clock,
+    adapter: sim,
+    payments: t.services.payments,
+    settings: t.services.settings,
+    afterIntent,
+  });
+}
+
+/** Produces `blocks` blocks one second apart, then lets `w` scan them. */
+async function advance(blocks: number, w: Watcher = watcher) {
+  for (let i = 0; i < blocks; i++) {
+    clock.advance(1000);
+    await sim.produceBlock();
+  }
+  return w.poll();
+}
+
+async function createPayment(amount: string, extra: Record<string, unknown> = {}) {
+  const response = await t.app.inject({
+    method: 'POST',
+    url: '/v1/payments',
+    headers: apiKey(m.testKey),
+    payload: { amount, currency: 'ETH', chain: 'ethereum', ...extra },
+  });
+  expect(response.statusCode, response.body).toBe(201);
+  return response.json() as { payment_id: string; address: string; expected_amount_native: string };
+}
+
+async function payment(id: string) {
+  const response = await t.app.inject({
+    method: 'GET',
+    url: `/v1/payments/${id}`,
+    headers: apiKey(m.testKey),
+  });
+  expect(response.statusCode, response.body).toBe(200);
+  return response.json();
+}
+
+async function eventsOf(id: string): Promise<Array<{ type: string; body: Record<string, unknown> }>> {
+  const rows = await queryRows<{ type: string; body: string }>(
+    t.database.db,
+    sql`select type, body from events where payment_id = ${id} order by created_at, id`,
+  );
+  return rows.map((row) => ({ type: row.type, body: JSON.parse(row.body) as Record<string, unknown> }));
+}
+
+const wei = (eth: string) => toBaseUnits(eth, 18);
+
+describe('watcher on the simulated chain', () => {
+  it('walks a paid payment through confirmations to completed with payment.confirmed', async () => {
+    const p = await createPayment('0.01');
+    const sent = await sim.sendDeposit({ to: p.address, asset: 'ETH', amount: wei('0.01') });
+    const seen = await advance(1);
+    expect(seen.deposits).toBe(1);
+    let view = await payment(p.payment_id);
+    expect(view.status).toBe('confirming');
+    expect(view.tx_hash).toBe(sent.txHash);
+    expect(view.received_amount_native).toBe('0');
+    expect(view.confirmations).toEqual({ seen: 1, required: CONFIRMATIONS });
+    expect(view.deposits).toMatchObject([
+      {
+        tx_hash: sent.txHash,
+        state: 'seen',
+        amount_native: '0.01',
+        confirmations: 1,
+        simulated: true,
+        explorer_url: null,
+      },
+    ]);
+    expect(sent.txHash).toMatch(/^0x[0-9a-f]{64}$/);
+
+    await advance(1);
+    expect((await payment(p.payment_id)).confirmations.seen).toBe(2);
+    await advance(1);
+    view = await payment(p.payment_id);
+    expect(view.status).toBe('completed');
+    expect(view.received_amount_native).toBe('0.01');
+    expect(view.confirmations).toEqual({ seen: CONFIRMATIONS, required: CONFIRMATIONS });
+    expect(view.deposits[0].state).toBe('final');
+    const events = await eventsOf(p.payment_id);
+    expect(events.map((event) => event.type)).toEqual(['payment.confirmed']);
+    expect(Object.keys(events[0]?.body ?? {})).toEqual([
+      'event',
+      'payment_id',
+      'status',
+      'amount',
+      'currency',
+      'chain',
+      'tx_hash',
+      'received_amount_native',
+      'expected_amount_native',
+      'is_test',
+      'timestamp',
+    ]);
+    expect(events[0]?.body).toMatchObject({
+      event: 'payment.confirmed',
+      payment_id: p.payment_id,
+      status: 'completed',
+      amount: 0.01,
+      currency: 'ETH',
+      chain: 'ethereum',
+      tx_hash: sent.txHash,
+      received_amount_native: '0.01',
+      expected_amount_native: '0.01',
+      is_test: true,
+    });
+    expect(view.events.map((event: { type: string }) => event.type)).toEqual(['payment.confirmed']);
+  });
+
+  it('underpaid, a top-up still short (second payment.underpaid), then paid in full', async () => {
+    const p = await createPayment('1');
+    await sim.sendDeposit({ to: p.address, asset: 'ETH', amount: wei('0.25') });
+    await advance(CONFIRMATIONS);
+    expect((await payment(p.payment_id)).status).toBe('underpaid');
+    await sim.sendDeposit({ to: p.address, asset: 'ETH', amount: wei('0.25') });
+    await advance(CONFIRMATIONS);
+    const short = await payment(p.payment_id);
+    expect(short.status).toBe('underpaid');
+    expect(short.received_amount_native).toBe('0.5');
+    expect(short.remaining_amount_native).toBe('0.5');
+    await sim.sendDeposit({ to: p.address, asset: 'ETH', amount: wei('0.5') });
+    await advance(CONFIRMATIONS);
+    expect((await payment(p.payment_id)).status).toBe('completed');
+    const events = await eventsOf(p.payment_id);
+    expect(
+      events.map((event) => `${event.type}:${event.body.status}:${event.body.received_amount_native}`),
+    ).toEqual([
+      'payment.underpaid:underpaid:0.25',
+      'payment.underpaid:underpaid:0.5',
+      'payment.confirmed:completed:1',
+    ]);
+  });
+
+  it('several deposits in one block count once each; more than expected is overpaid', async () => {
+    const p = await createPayment('0.3');
+    for (let i = 0; i < 3; i++) await sim.sendDeposit({ to: p.address, asset: 'ETH', amount: wei('0.15') });
+    await advance(CONFIRMATIONS);
+    const view = await payment(p.payment_id);
+    expect(view.status).toBe('overpaid');
+    expect(view.received_amount_native).toBe('0.45');
+    expect(view.deposits).toHaveLength(3);
+    expect((await eventsOf(p.payment_id)).map((event) => event.type)).toEqual(['payment.overpaid']);
+  });
+
+  it('honours the merchant tolerances', async () => {
+    const patch = await t.app.inject({
+      method: 'PATCH',
+      url: '/v1/settings',
+      headers: bearer(m.token),
+      payload: { underpayment_tolerance_percent: '1', overpayment_tolerance_amount: '0.01' },
+    });
+    expect(patch.statusCode, patch.body).toBe(200);
+    try {
+      const under = await createPayment('1');
+      const over = await createPayment('1');
+      await sim.sendDeposit({ to: under.address, asset: 'ETH', amount: wei('0.99') });
+      await sim.sendDeposit({ to: over.address, asset: 'ETH', amount: wei('1.01') });
+      await advance(CONFIRMATIONS);
+      expect((await payment(under.payment_id)).status).toBe('completed');
+      expect((await payment(over.payment_id)).status).toBe('completed');
+    } finally {
+      await t.app.inject({
+        method: 'PATCH',
+        url: '/v1/settings',
+        headers: bearer(m.token),
+        payload: { underpayment_tolerance_percent: '0', overpayment_tolerance_amount: '0' },
+      });
+    }
+  });
+
+  it('a new watcher over the same database continues mid-confirmation without missing or double counting', async () => {
+    const p = await createPayment('0.02');
+    await sim.sendDeposit({ to: p.address, asset: 'ETH', amount: wei('0.02') });
+    await advance(1);
+    expect((await payment(p.payment_id)).status).toBe('confirming');
+    // "Restart": the old watcher is dropped, blocks go on, a fresh instance picks up from the stored cursor.
+    for (let i = 0; i < CONFIRMATIONS; i++) {
+      clock.advance(1000);
+      await sim.produceBlock();
+    }
+    const restarted = newWatcher();
+    const result = await restarted.poll();
+    expect(result.blocks).toBe(CONFIRMATIONS);
+    expect(result.deposits).toBe(0);
+    let view = await payment(p.payment_id);
+    expect(view.status).toBe('completed');
+    expect(view.received_amount_native).toBe('0.02');
+
+    // Even a rescan from an older cursor (as after a crash that lost the cursor) records nothing twice.
+    const cursor = await settlementRepo.cursor(t.database.db, 'ethereum', true);
+    if (cursor === undefined) throw new Error('no cursor');
+    const back = await sim.block(cursor.blockNumber - CONFIRMATIONS - 1);
+    if (back === null) throw new Error('no block');
+    await settlementRepo.setCursor(t.database.db, {
+      chain: 'ethereum',
+      isTest: true,
+      blockNumber: back.number,
+      blockHash: back.hash,
+      blockTime: back.timestamp,
+      updatedAt: clock.now(),
+    });
+    const rescan = await newWatcher().poll();
+    expect(rescan.blocks).toBeGreaterThan(CONFIRMATIONS);
+    expect(rescan.deposits).toBe(0);
+    view = await payment(p.payment_id);
+    expect(view.deposits).toHaveLength(1);
+    expect(view.received_amount_native).toBe('0.02');
+    expect((await eventsOf(p.payment_id)).map((event) => event.type)).toEqual(['payment.confirmed']);
+    watcher = newWatcher();
+  });
+
+  it('a deposit reorganised away before finality sends the payment back to pending; re-mined it completes', async () => {
+    const p = await createPayment('0.03');
+    await sim.sendDeposit({ to: p.address, asset: 'ETH', amount: wei('0.03') });
+    await advance(1);
+    expect((await payment(p.payment_id)).status).toBe('confirming');
+
+    await sim.reorg(1); // the block with the deposit is replaced by an empty one: a double spend
+    const result = await advance(1);
+    expect(result.reorgs).toBe(1);
+    let view = await payment(p.payment_id);
+    expect(view.status).toBe('pending');
+    expect(view.tx_hash).toBeNull();
+    expect(view.deposits).toMatchObject([{ state: 'reverted', confirmations: 0 }]);
+
+    // Paid again; this time a reorg keeps the transaction (it is mined again in the new branch).
+    const again = await sim.sendDeposit({ to: p.address, asset: 'ETH', amount: wei('0.03') });
+    await advance(1);
+    await sim.reorg(1, { keepDeposits: true });
+    await advance(CONFIRMATIONS);
+    view = await payment(p.payment_id);
+    expect(view.status).toBe('completed');
+    expect(view.received_amount_native).toBe('0.03');
+    expect(view.tx_hash).toBe(again.txHash);
+    expect(view.deposits.map((d: { state: string }) => d.state).sort()).toEqual(['final', 'reverted']);
+    expect((await eventsOf(p.payment_id)).map((event) => event.type)).toEqual(['payment.confirmed']);
+  });
+
+  it('expires a payment with nothing seen precisely, also after a restart, and keeps late funds', async () => {
+    const p = await createPayment('0.04', { expires_in: 60 });
+    const expiresAt = Date.parse((await payment(p.payment_id)).expires_at);
+    clock.set(new Date(expiresAt - 1));
+    await t.services.payments.expireDue(clock.now());
+    expect((await payment(p.payment_id)).status).toBe('pending');
+
+    // A "restarted" process: new services over the same database find it by query, not by a timer.
+    const restarted = await createTestApp({
+      database: t.database,
+      clock,
+      env: { SVC_SIM_CONFIRMATIONS: String(CONFIRMATIONS) },
+    });
+    clock.set(new Date(expiresAt));
+    await restarted.services.payments.expireDue(clock.now());
+    await restarted.app.close();
+    expect((await payment(p.payment_id)).status).toBe('expired');
+    expect((await eventsOf(p.payment_id)).map((event) => `${event.type}:${event.body.status}`)).toEqual([
+      'payment.expired:expired',
+    ]);
+
+    // Late funds: recorded, counted, the status stays expired.
+    const late = await sim.sendDeposit({ to: p.address, asset: 'ETH', amount: wei('0.04') });
+    await advance(CONFIRMATIONS);
+    const view = await payment(p.payment_id);
+    expect(view.status).toBe('expired');
+    expect(view.received_amount_native).toBe('0.04');
+    expect(view.tx_hash).toBe(late.txHash);
+    expect((await eventsOf(p.payment_id)).map((event) => event.type)).toEqual(['payment.expired']);
+
+    // …and forwarded: payment.completed carries the status at that moment, expired.
+    const forwarder = newForwarder();
+    await forwarder.run(); // intent + broadcast
+    await advance(CONFIRMATIONS);
+    await forwarder.run();
+    const forwarded = await payment(p.payment_id);
+    expect(forwarded.status).toBe('expired');
+    expect(forwarded.forwarded_at).not.toBeNull();
+    expect(forwarded.forward_tx_hash).toMatch(/^0x[0-9a-f]{64}$/);
+    // Batched with the other settled payments of this chain: its share of the 21,000-gwei fee.
+    const share = toBaseUnits(forwarded.forward_fee_native, 18);
+    expect(share > 0n && share <= 21_000_000_000_000n).toBe(true);
+    const events = await eventsOf(p.payment_id);
+    expect(events.map((event) => `${event.type}:${event.body.status}`)).toEqual([
+      'payment.expired:expired',
+      'payment.completed:expired',
+    ]);
+    expect(events[1]?.body.received_amount_native).toBe('0.04');
+  });
+
+  it('a crash between the forwarding intent and its broadcast re-sends the same transaction, once', async () => {
+    const wallets = await t.app.inject({
+      method: 'PUT',
+      url: '/v1/settings/payout-wallets',
+      headers: apiKey(m.testKey),
+      payload: { ethereum: '0x52908400098527886E0F7030069857D2E4169EE7' },
+    });
+    expect(wallets.statusCode, wallets.body).toBe(200);
+    const a = await createPayment('0.05');
+    const b = await createPayment('0.07');
+    await sim.sendDeposit({ to: a.address, asset: 'ETH', amount: wei('0.05') });
+    await sim.sendDeposit({ to: b.address, asset: 'ETH', amount: wei('0.07') });
+    await advance(CONFIRMATIONS);
+    expect((await payment(a.payment_id)).status).toBe('completed');
+
+    const crashing = newForwarder(() => {
+      throw new Error('crash after the intent commit');
+    });
+    await expect(crashing.run()).rejects.toThrow('crash after the intent commit');
+    const intents = await queryRows<{ id: string; state: string; tx_hash: string; payment_ids: string[] }>(
+      t.database.db,
+      sql`select id, state, tx_hash, payment_ids from forwards where payment_ids @> ${JSON.stringify([a.payment_id])}::jsonb`,
+    );
+    expect(intents).toHaveLength(1);
+    expect(intents[0]?.state).toBe('intent');
+    expect(intents[0]?.payment_ids.sort()).toEqual([a.payment_id, b.payment_id].sort()); // batched
+    const txHash = intents[0]?.tx_hash ?? '';
+    const onChain = () =>
+      queryRows<{ count: string | number }>(
+        t.database.db,
+        sql`select count(*) as count from sim_transfers where kind = 'forward' and tx_hash = ${txHash}`,
+      ).then((rows) => Number(rows[0]?.count));
+    expect(await onChain()).toBe(0);
+
+    const forwarder = newForwarder();
+    await forwarder.run();
+    await forwarder.run();
+    expect(await onChain()).toBe(1);
+    const allForwards = await queryRows<{ count: string | number }>(
+      t.database.db,
+      sql`select count(*) as count from sim_transfers where kind = 'forward' and to_address = '0x52908400098527886E0F7030069857D2E4169EE7'`,
+    );
+    expect(Number(allForwards[0]?.count)).toBe(1);
+
+    await advance(CONFIRMATIONS);
+    await forwarder.run();
+    for (const p of [a, b]) {
+      const view = await payment(p.payment_id);
+      expect(view.forward_tx_hash).toBe(txHash);
+      expect(view.forwarded_at).not.toBeNull();
+      expect((await eventsOf(p.payment_id)).map((event) => `${event.type}:${event.body.status}`)).toEqual([
+        'payment.confirmed:completed',
+        'payment.completed:completed',
+      ]);
+    }
+    // The fee is shared in proportion (5 : 7) and adds up to the whole fee.
+    const fees = [await payment(a.payment_id), await payment(b.payment_id)].map((view) =>
+      toBaseUnits(view.forward_fee_native, 18),
+    );
+    expect(fees[0]! + fees[1]!).toBe(21_000_000_000_000n);
+    expect(fees[1]! > fees[0]!).toBe(true);
+    // Running again changes nothing.
+    await forwarder.run();
+    expect((await eventsOf(a.payment_id)).filter((event) => event.type === 'payment.completed')).toHaveLength(
+      1,
+    );
+  });
+
+  it('does not forward an open (underpaid) payment until its window ends', async () => {
+    const p = await createPayment('1', { expires_in: 60 });
+    await sim.sendDeposit({ to: p.address, asset: 'ETH', amount: wei('0.5') });
+    await advance(CONFIRMATIONS);
+    expect((await payment(p.payment_id)).status).toBe('underpaid');
+    const forwarder = newForwarder();
+    await forwarder.run();
+    const planned = await queryRows<{ count: string | number }>(
+      t.database.db,
+      sql`select count(*) as count from forwards where payment_ids @> ${JSON.stringify([p.payment_id])}::jsonb`,
+    );
+    expect(Number(planned[0]?.count)).toBe(0);
+    clock.advance(61_000);
+    await t.services.payments.expireDue(clock.now());
+    const view = await payment(p.payment_id);
+    expect(view.status).toBe('expired');
+    await forwarder.run();
+    await advance(CONFIRMATIONS);
+    await forwarder.run();
+    expect((await payment(p.payment_id)).forwarded_at).not.toBeNull();
+    expect((await eventsOf(p.payment_id)).map((event) => `${event.type}:${event.body.status}`)).toEqual([
+      'payment.underpaid:underpaid',
+      'payment.expired:expired',
+      'payment.completed:expired',
+    ]);
+  });
+});
