@@ -16,6 +16,7 @@ import { keysRoutes } from './modules/keys/routes.ts';
 import { webhookDeliveryRoutes } from './modules/webhooks/delivery-routes.ts';
 import { webhookEndpointRoutes } from './modules/webhooks/routes.ts';
 import type { Services } from './services.ts';
+import { dashboardRoutes } from './web/dashboard-routes.ts';
 
 export interface AppDeps {
   config: Config;
@@ -24,6 +25,8 @@ export interface AppDeps {
   logger?: Logger;
   /** Extra readiness checks (workers, chain scanners); each returns null when healthy or a reason. */
   readinessChecks?: Array<() => Promise<string | null>>;
+  /** Folder of the built dashboard (default: src/web/dashboard/dist). */
+  dashboardDir?: string;
 }
 
 const BODY_LIMIT = 64 * 1024;
@@ -117,6 +120,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     },
     { prefix: '/v1' },
   );
+
+  await app.register(dashboardRoutes(deps.dashboardDir === undefined ? {} : { distDir: deps.dashboardDir }));
 
   return app;
 }

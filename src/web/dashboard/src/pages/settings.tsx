@@ -1,0 +1,317 @@
+import { useState } from 'preact/hooks';
+import { api } from '../api.ts';
+import { describedBy, ErrorNotice, Field, fieldError, Loading, PageHeader } from '../components/ui.tsx';
+import { type ChainInfo, fallbackChains, type Json, loadChains, record, titleCase } from '../model.ts';
+import { useAction, useApp, useResource } from '../state.tsx';
+
+/** The chain → address map, wherever the API put it in its answer. */
+export function readWallets(body: unknown, chainIds: string[]): Record<string, string> {
+  const source = record(body);
+  const candidates = [source.payout_wallets, source.wallets, source.data, source];
+  for (const candidate of candidates) {
+    const map = record(candidate);
+    const wallets: Record<string, string> = {};
+    for (const [chain, value] of Object.entries(map)) {
+      const address = typeof value === 'string' ? value : record(value).address;
+      if (chainIds.includes(chain) && typeof address === 'string') wallets[chain] = address;
+    }
+    if (Object.keys(wallets).length > 0) return wallets;
+  }
+  return {};
+}
+
+function PayoutWallets({ chains }: { chains: ChainInfo[] }) {
+  const app = useApp();
+  const isTest = app.mode === 'test';
+  const chainIds = chains.map((chain) => chain.id);
+  const [draft, setDraft] = useState<Record<string, string>>({});
+  const loaded = useResource(async () => {
+    const wallets = readWallets(
+      await api('/settings/payout-wallets', { query: { is_test: isTest } }),
+      chainIds,
+    );
+    setDraft(wallets);
+    return wallets;
+  }, [isTest, chainIds.join(',')]);
+  const save = useAction();
+
+  return (
+    <form
+      noValidate
+      class="card"
+      aria-labelledby="wallets-title"
+      onSubmit={async (event) => {
+        event.preventDefault();
+        const body: Record<string, string> = {};
+        for (const [chain, address] of Object.entries(draft)) {
+          if (address.trim() !== '') body[chain] = address.trim();
+        }
+        const saved = await save.run(() =>
+          api('/settings/payout-wallets', { method: 'PUT', query: { is_test: isTest }, body }),
+        );
+        if (saved !== undefined) {
+          const wallets = readWallets(saved, chainIds);
+          setDraft(Object.keys(wallets).length > 0 ? wallets : body);
+          app.notify(`${isTest ? 'Test' : 'Live'} payout wallets saved.`);
+        }
+      }}
+    >
+      <h2 id="wallets-title">{isTest ? 'Test' : 'Live'} payout wallets</h2>
+      <p class="muted">
+        Confirmed funds are forwarded to these addresses, one per network.{' '}
+        {isTest
+          ? 'Test payments forward on the test networks (or the simulated chain), so use test network addresses.'
+          : 'Live payments on a network without a payout wallet are refused.'}{' '}
+        Leave a network empty to have no wallet there.
+      </p>
+      {loaded.state === 'loading' && <Loading label="Loading your payout wallets…" />}
+      {loaded.state === 'error' && <ErrorNotice error={loaded.error} onRetry={() => void loaded.reload()} />}
+      {loaded.state === 'ready' && (
+        <>
+          <div class="form-grid">
+            {chains.map((chain) => {
+              const id = `wallet-${chain.id}`;
+              const error = fieldError(
+                save.error,
+                chain.id,
+                `${chain.id}.address`,
+                `payout_wallets.${chain.id}`,
+              );
+              return (
+                <Field key={chain.id} label={chain.name} id={id} error={error}>
+                  <input
+                    {...describedBy(id, { error })}
+                    class="mono"
+                    type="text"
+                    spellcheck={false}
+                    autocomplete="off"
+                    placeholder={`Your ${chain.name} address`}
+                    value={draft[chain.id] ?? ''}
+                    onInput={(event) => {
+                      const value = event.currentTarget.value;
+                      setDraft((current) => ({ ...current, [chain.id]: value }));
+                    }}
+                  />
+                </Field>
+              );
+            })}
+          </div>
+          {save.error !== null && fieldError(save.error, ...chainIds) === null && (
+            <ErrorNotice error={save.error} compact />
+          )}
+          <button type="submit" class="button" disabled={save.busy}>
+            {save.busy ? 'Saving…' : 'Save payout wallets'}
+          </button>
+        </>
+      )}
+    </form>
+  );
+}
+
+type Scalar = string | number | boolean | null;
+
+interface SettingField {
+  path: string[];
+  value: Scalar;
+}
+
+const settingLabels: Record<string, { label: string; hint?: string }> = {
+  underpayment_tolerance_percent: {
+    label: 'Underpayment tolerance (%)',
+    hint: 'A payment short by at most this share still counts as paid.',
+  },
+  underpayment_tolerance_amount: {
+    label: 'Underpayment tolerance (amount)',
+    hint: 'A payment short by at most this amount still counts as paid.',
+  },
+  overpayment_tolerance_percent: {
+    label: 'Overpayment tolerance (%)',
+    hint: 'A payment over by at most this share counts as exact.',
+  },
+  overpayment_tolerance_amount: {
+    label: 'Overpayment tolerance (amount)',
+    hint: 'A payment over by at most this amount counts as exact.',
+  },
+  default_expires_in: {
+    label: 'Default time to pay (seconds)',
+    hint: 'Used when a payment does not set expires_in.',
+  },
+  payment_window_seconds: { label: 'Default time to pay (seconds)' },
+};
+
+const hiddenSettings = new Set([
+  'merchant_id',
+  'id',
+  'object',
+  'created_at',
+  'updated_at',
+  'is_test',
+  'payout_wallets',
+]);
+
+/** Every scalar setting the API returns, one level of nesting deep, so the form follows the API's own names. */
+export function settingFields(body: unknown): SettingField[] {
+  const fields: SettingField[] = [];
+  const visit = (source: Json, path: string[]) => {
+    for (const [name, value] of Object.entries(source)) {
+      if (hiddenSettings.has(name)) continue;
+      if (value === null || ['string', 'number', 'boolean'].includes(typeof value)) {
+        fields.push({ path: [...path, name], value: value as Scalar });
+      } else if (path.length === 0 && typeof value === 'object' && !Array.isArray(value)) {
+        visit(record(value), [name]);
+      }
+    }
+  };
+  visit(record(record(body).data ?? body), []);
+  return fields;
+}
+
+function labelOf(path: string[]): { label: string; hint?: string } {
+  const name = path.at(-1) ?? '';
+  const joined = path.join('_');
+  return (
+    settingLabels[joined] ?? settingLabels[name] ?? { label: titleCase(path.join(' ').replace(/_/g, ' ')) }
+  );
+}
+
+function nest(changes: Array<{ path: string[]; value: Scalar }>): Json {
+  const body: Json = {};
+  for (const { path, value } of changes) {
+    let target = body;
+    for (const part of path.slice(0, -1)) {
+      target[part] = record(target[part]);
+      target = target[part] as Json;
+    }
+    const last = path.at(-1);
+    if (last !== undefined) target[last] = value;
+  }
+  return body;
+}
+
+function Tolerances() {
+  const app = useApp();
+  const [draft, setDraft] = useState<Record<string, string>>({});
+  const loaded = useResource(async () => {
+    const fields = settingFields(await api('/settings'));
+    setDraft(
+      Object.fromEntries(
+        fields.map((field) => [field.path.join('.'), field.value === null ? '' : String(field.value)]),
+      ),
+    );
+    return fields;
+  }, []);
+  const save = useAction();
+  const fields = loaded.data ?? [];
+
+  return (
+    <form
+      noValidate
+      class="card"
+      aria-labelledby="tolerances-title"
+      onSubmit={async (event) => {
+        event.preventDefault();
+        const changes = fields
+          .filter(
+            (field) =>
+              (draft[field.path.join('.')] ?? '') !== (field.value === null ? '' : String(field.value)),
+          )
+          .map((field) => {
+            const raw = (draft[field.path.join('.')] ?? '').trim();
+            // Keep each value's JSON type: numbers stay numbers, decimal strings stay strings (no float on amounts).
+            const value: Scalar =
+              raw === ''
+                ? null
+                : typeof field.value === 'number' && /^-?\d+(\.\d+)?$/.test(raw)
+                  ? Number(raw)
+                  : typeof field.value === 'boolean'
+                    ? raw === 'true'
+                    : raw;
+            return { path: field.path, value };
+          });
+        if (changes.length === 0) {
+          app.notify('Nothing to save: no setting changed.');
+          return;
+        }
+        const saved = await save.run(() => api('/settings', { method: 'PATCH', body: nest(changes) }));
+        if (saved !== undefined) {
+          app.notify('Payment settings saved.');
+          void loaded.reload();
+        }
+      }}
+    >
+      <h2 id="tolerances-title">Payment tolerances and time to pay</h2>
+      <p class="muted">
+        How exact a payment must be. A payer's wallet or exchange fee can leave a payment a little short; a
+        small tolerance turns that into a completed payment instead of an underpaid one. These apply to test
+        and live alike.
+      </p>
+      {loaded.state === 'loading' && <Loading label="Loading your payment settings…" />}
+      {loaded.state === 'error' && <ErrorNotice error={loaded.error} onRetry={() => void loaded.reload()} />}
+      {loaded.state === 'ready' && fields.length === 0 && (
+        <p class="muted">This server offers no payment settings.</p>
+      )}
+      {fields.length > 0 && (
+        <>
+          <div class="form-grid">
+            {fields.map((field) => {
+              const key = field.path.join('.');
+              const id = `setting-${field.path.join('-')}`;
+              const { label, hint } = labelOf(field.path);
+              const error = fieldError(save.error, key, field.path.at(-1) ?? '');
+              return (
+                <Field
+                  key={key}
+                  label={label}
+                  id={id}
+                  error={error}
+                  {...(hint === undefined ? {} : { hint })}
+                >
+                  {typeof field.value === 'boolean' ? (
+                    <select
+                      {...describedBy(id, { hint: hint !== undefined, error })}
+                      value={draft[key] ?? ''}
+                      onChange={(event) => {
+                        const value = event.currentTarget.value;
+                        setDraft((current) => ({ ...current, [key]: value }));
+                      }}
+                    >
+                      <option value="true">Yes</option>
+                      <option value="false">No</option>
+                    </select>
+                  ) : (
+                    <input
+                      {...describedBy(id, { hint: hint !== undefined, error })}
+                      type="text"
+                      inputMode={typeof field.value === 'number' ? 'decimal' : undefined}
+                      value={draft[key] ?? ''}
+                      onInput={(event) => {
+                        const value = event.currentTarget.value;
+                        setDraft((current) => ({ ...current, [key]: value }));
+                      }}
+                    />
+                  )}
+                </Field>
+              );
+            })}
+          </div>
+          {save.error !== null && <ErrorNotice error={save.error} compact />}
+          <button type="submit" class="button" disabled={save.busy}>
+            {save.busy ? 'Saving…' : 'Save payment settings'}
+          </button>
+        </>
+      )}
+    </form>
+  );
+}
+
+export function SettingsPage() {
+  const chainsResource = useResource(() => loadChains(() => api('/chains')), []);
+  const chains = chainsResource.state === 'loading' ? null : (chainsResource.data ?? fallbackChains);
+  return (
+    <section>
+      <PageHeader title="Settings" description="Where your funds go, and how exact payments must be." />
+      {chains === null ? <Loading label="Loading networks…" /> : <PayoutWallets chains={chains} />}
+      <Tolerances />
+    </section>
+  );
+}
