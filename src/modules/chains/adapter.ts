@@ -61,6 +61,8 @@ export interface ChainAdapter {
   readonly simulated: boolean;
   /** Blocks on top of a transaction's block (its own block counts as 1) before it is final. */
   readonly requiredConfirmations: number;
+  /** How often the settlement loop polls this chain (ms); unset: half the chain's block time, 1 to 15 s. */
+  readonly pollIntervalMs?: number;
   /** The newest block, or null before the chain has any. */
   head(): Promise<BlockRef | null>;
   /** The block at this height on the chain as it is now, or null above the head. */

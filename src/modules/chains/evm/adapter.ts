@@ -375,11 +375,44 @@ export function createEvmAdapter(deps: EvmAdapterDeps): EvmAdapter {
     }
   }
 
+  // FINALITY=finalized: a block is final once it is both `requiredConfirmations` deep and covered by the node's
+  // finalized block, expressed to the generic watcher as a confirmation count that follows the finalized head.
+  let confirmations = deps.requiredConfirmations;
+  async function followFinalized(head: number): Promise<void> {
+    if (settings.finality !== 'finalized') return;
+    const finalized = await finalizedBlock();
+    const depth = finalized === null ? deps.requiredConfirmations : head - finalized + 1;
+    confirmations = Math.max(deps.requiredConfirmations, depth);
+  }
+
+  async function finalizedBlock(): Promise<number | null> {
+    try {
+      const block = await rpc.request<RpcBlock | null>('eth_getBlockByNumber', ['finalized', false]);
+      return block === null ? null : Number(block.number);
+    } catch {
+      return null;
+    }
+  }
+
+  const noteDust = (entry: { address: string; asset: string; amount: bigint }): void => {
+    const known = dustLog.find((d) => d.address === entry.address && d.asset === entry.asset);
+    if (known !== undefined && known.amount === entry.amount) return;
+    if (known !== undefined) dustLog.splice(dustLog.indexOf(known), 1);
+    dustLog.push({ ...entry, at: new Date() });
+    logger.warn(
+      { address: entry.address, asset: entry.asset, amount: entry.amount.toString() },
+      'deposit worth less than its sweep fee left on its address (dust)',
+    );
+  };
+
   return {
     chain: chainId,
     isTest,
     simulated: false,
-    requiredConfirmations: deps.requiredConfirmations,
+    get requiredConfirmations() {
+      return confirmations;
+    },
+    ...(settings.pollIntervalMs === undefined ? {} : { pollIntervalMs: settings.pollIntervalMs }),
     gasWallet: gasAccount.address,
 
     start: ensureStarted,
@@ -390,6 +423,7 @@ export function createEvmAdapter(deps: EvmAdapterDeps): EvmAdapter {
       if (block === null) return null;
       const ref = toRef(block);
       lastHead = { number: ref.number, timestamp: ref.timestamp, seenAt: new Date() };
+      await followFinalized(ref.number);
       return ref;
     },
 
@@ -471,11 +505,7 @@ export function createEvmAdapter(deps: EvmAdapterDeps): EvmAdapter {
           }
           const cost = gas * maxFee;
           if (available <= cost) {
-            dustLog.push({ address: input.address, asset: asset.code, amount: available, at: new Date() });
-            logger.warn(
-              { address: input.address, amount: available.toString(), fee: cost.toString() },
-              'deposit worth less than the sweep fee left on its address (dust)',
-            );
+            noteDust({ address: input.address, asset: asset.code, amount: available });
             continue;
           }
           const nonce = await nonceFor(input.address, taken, open);
@@ -559,11 +589,8 @@ export function createEvmAdapter(deps: EvmAdapterDeps): EvmAdapter {
         }
       }
       const last = txs.at(-1);
-      if (last === undefined) {
-        throw new Error(
-          `${chainId} ${asset.code}: every input is dust (worth less than its sweep fee); nothing sent`,
-        );
-      }
+      // Every input is dust: amount 0 tells the forwarder to leave the deposits where they are.
+      if (last === undefined) return { txHash: '', rawTx: '', amount: 0n, fee: 0n };
       for (const [address, nonce] of taken) recentNonces.set(address, { nonce, at: Date.now() });
       const bundle: Bundle = { evm: 1, chain: chainId, txs };
       return { txHash: last.hash, rawTx: JSON.stringify(bundle), amount, fee };
@@ -630,14 +657,7 @@ export function createEvmAdapter(deps: EvmAdapterDeps): EvmAdapter {
       return null;
     },
 
-    async finalizedBlock() {
-      try {
-        const block = await rpc.request<RpcBlock | null>('eth_getBlockByNumber', ['finalized', false]);
-        return block === null ? null : Number(block.number);
-      } catch {
-        return null;
-      }
-    },
+    finalizedBlock,
 
     dust: () => [...dustLog],
   };

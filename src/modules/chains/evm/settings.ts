@@ -13,6 +13,7 @@ import { type ChainId, chains } from '../registry.ts';
  * - `MAX_FEE_GWEI`  cap on the max fee per gas of a sweep; above it sweeps wait (default 500, 10 on L2s).
  * - `FINALITY`      `confirmations` (default: SVC_CONFIRMATIONS / the registry's depth) or `finalized` (a deposit is
  *                   final only once the node's `finalized` block covers it too; meaningful on Ethereum L1).
+ * - `POLL_MS`       how often the chain is polled (default: half its block time, 1 to 15 s).
  * - `TRACE`         how transfers made by contracts are found: `auto` (probe debug_traceBlockByHash, then
  *                   trace_block, else balance reconciliation), `debug`, `trace`, `reconcile`.
  * Shared: SVC_EVM_LOGS_BLOCK_RANGE, SVC_EVM_LOGS_ADDRESS_LIMIT, SVC_EVM_RPC_TIMEOUT_MS, SVC_EVM_RPC_RETRIES,
@@ -32,6 +33,7 @@ export interface EvmChainSettings {
   maxFeePerGasWei: bigint;
   finality: FinalityMode;
   trace: TraceMode;
+  pollIntervalMs: number | undefined;
 }
 
 export interface EvmSettings {
@@ -100,6 +102,10 @@ export function parseEvmChainSettings(env: Record<string, string | undefined>): 
       if (trace !== 'auto' && trace !== 'debug' && trace !== 'trace' && trace !== 'reconcile') {
         throw new Error(`${prefix}TRACE: must be auto, debug, trace or reconcile`);
       }
+      const pollText = get('POLL_MS');
+      if (pollText !== undefined && (!/^\d{1,7}$/.test(pollText) || Number(pollText) < 50)) {
+        throw new Error(`${prefix}POLL_MS: must be a whole number of milliseconds, at least 50`);
+      }
       out.push({
         chain: chain.id,
         isTest,
@@ -109,6 +115,7 @@ export function parseEvmChainSettings(env: Record<string, string | undefined>): 
         maxFeePerGasWei,
         finality,
         trace,
+        pollIntervalMs: pollText === undefined ? undefined : Number(pollText),
       });
     }
   }
