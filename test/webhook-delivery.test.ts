@@ -675,6 +675,17 @@ describe('webhook delivery', () => {
       headers: apiKey(m.testKey),
     });
     expect(missing.statusCode).toBe(404);
+    const doc = (await t.app.inject({ method: 'GET', url: '/v1/openapi.json' })).json();
+    expect(Object.keys(doc.paths)).toEqual(
+      expect.arrayContaining([
+        '/events',
+        '/events/{id}',
+        '/webhooks/{id}/deliveries',
+        '/webhooks/deliveries/{id}/redeliver',
+        '/webhooks/{id}/redeliver-failed',
+        '/webhooks/{id}/test',
+      ]),
+    );
   });
 
   it('writes nothing when the caller’s transaction rolls back', async () => {

@@ -33,7 +33,7 @@ export interface WebhookSenderOptions {
   guard: SsrfGuard;
   /** The acknowledgement window: a 2xx must arrive within it. */
   timeoutMs: number;
-  /** Connections kept per origin (match the per-endpoint concurrency). */
+  /** Most connections open to one origin. */
   connectionsPerOrigin: number;
 }
 

@@ -45,6 +45,10 @@ export interface DeliveryWorkerOptions {
 }
 
 export interface DeliveryWorkerStats {
+  /** Claim queries that returned at least one delivery. */
+  claims: number;
+  /** Outcome writes (each a batch). */
+  writes: number;
   claimed: number;
   sent: number;
   succeeded: number;
@@ -114,7 +118,15 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
   const outcomesToWrite: DeliveryOutcome[] = [];
   let flushing: Promise<void> | undefined;
 
-  const stats: DeliveryWorkerStats = { claimed: 0, sent: 0, succeeded: 0, failed: 0, inFlight: 0 };
+  const stats: DeliveryWorkerStats = {
+    claims: 0,
+    writes: 0,
+    claimed: 0,
+    sent: 0,
+    succeeded: 0,
+    failed: 0,
+    inFlight: 0,
+  };
 
   function wake(): void {
     if (!running || wakeQueued) return;
@@ -172,6 +184,7 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
           maxAttempts: MAX_ATTEMPTS,
         });
         lastError = null;
+        if (claimed.length > 0) stats.claims += 1;
         for (const delivery of claimed) accept({ ...delivery, leaseToken: token });
         const perEndpoint = new Map<string, number>();
         for (const delivery of claimed) {
@@ -313,6 +326,7 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
         const outcomes = outcomesToWrite.splice(0, 1000);
         try {
           await deliveriesRepo.record(db, attempts, outcomes);
+          stats.writes += 1;
           load -= outcomes.length;
           for (const outcome of outcomes) {
             if (outcome.nextAttemptAt !== null) wakeAt(outcome.nextAttemptAt.getTime());
@@ -447,7 +461,8 @@ export function createConfiguredDeliveryWorker(deps: {
     sender: createWebhookSender({
       guard,
       timeoutMs: config.webhookTimeoutMs,
-      connectionsPerOrigin: config.webhookEndpointConcurrency,
+      // Endpoints of many merchants can share one origin; the per-endpoint cap is the worker's to keep.
+      connectionsPerOrigin: config.webhookConcurrency,
     }),
     signingSecrets: deps.signingSecrets,
     retryScheduleMs: config.webhookRetryScheduleMs,

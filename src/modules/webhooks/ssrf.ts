@@ -68,8 +68,20 @@ const lists = ranges.map(([kind, family, network, prefix]) => {
   return { kind, family, list };
 });
 
+const classified = new Map<string, AddressKind>();
+
 /** What kind of address `ip` is (an IPv4 or IPv6 literal without brackets); `reserved` for anything unparseable. */
 export function classifyAddress(ip: string): AddressKind {
+  let kind = classified.get(ip);
+  if (kind === undefined) {
+    kind = classifyUncached(ip);
+    if (classified.size >= 10_000) classified.clear();
+    classified.set(ip, kind);
+  }
+  return kind;
+}
+
+function classifyUncached(ip: string): AddressKind {
   const version = isIP(ip);
   if (version === 0) return 'reserved';
   const family = version === 4 ? 'ipv4' : 'ipv6';
