@@ -9,6 +9,7 @@ import type { SettingsService } from '../settings/service.ts';
 import type { ChainAdapters } from './adapters.ts';
 import { createForwarder, type ForwarderDeps } from './forwarder.ts';
 import { createLeaderElector, type LeaderElector } from './leader.ts';
+import { settlementRepo } from './repo.ts';
 import { createWatcher } from './watcher.ts';
 
 export interface SettlementJobsDeps {
@@ -87,24 +88,50 @@ export function createSettlementJobs(deps: SettlementJobsDeps): SettlementJobs {
     const intervalMs = isSimulated(adapter)
       ? deps.simBlockMs
       : (adapter.pollIntervalMs ?? Math.min(15_000, Math.max(1000, (blockSeconds * 1000) / 2)));
+    // Forwarding needs no block-by-block attention: at most once a second on fast (simulated) chains.
+    const forwardEveryMs = Math.max(intervalMs, 1000);
+    let lastForward = 0;
     let started = false;
+    /**
+     * A simulated chain at rest (nothing in its mempool, no unfinal deposit or forward) makes no blocks and its loop
+     * slows to once a second: ten idle chains cost a few queries a second, not a block each per SVC_SIM_BLOCK_MS.
+     */
+    let busy = true;
     const tick = async (): Promise<void> => {
       const begun = Date.now();
       try {
         if (await elector.lead(name)) {
           // Real adapters check their node once (chain id, tracing) before the first scan.
           if (!started && 'start' in adapter && typeof adapter.start === 'function') await adapter.start();
+          if (!started && isSimulated(adapter)) {
+            // Start the cursor before any deposit can land: at the head, or at a first block.
+            if ((await adapter.head()) === null) await adapter.produceBlock();
+            await watcher.poll();
+          }
           started = true;
-          if (isSimulated(adapter)) await adapter.produceBlock();
-          await watcher.poll();
-          await forwarder.run();
+          if (isSimulated(adapter)) {
+            busy =
+              (await adapter.hasPendingTransfers()) ||
+              (await settlementRepo.hasOpenWork(db, adapter.chain, adapter.isTest));
+            if (busy) {
+              await adapter.produceBlock();
+              await watcher.poll();
+            }
+          } else {
+            await watcher.poll();
+          }
+          if (Date.now() - lastForward >= forwardEveryMs) {
+            lastForward = Date.now();
+            await forwarder.run();
+          }
         }
         lastError = null;
       } catch (error) {
         lastError = `${name}: ${error instanceof Error ? error.message : String(error)}`;
         log?.error({ err: error }, 'settlement tick failed; retrying');
       }
-      schedule(tick, Math.max(0, intervalMs - (Date.now() - begun)));
+      const period = busy ? intervalMs : Math.max(intervalMs, 1000);
+      schedule(tick, Math.max(0, period - (Date.now() - begun)));
     };
     return tick;
   }

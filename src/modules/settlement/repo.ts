@@ -215,6 +215,17 @@ export const settlementRepo = {
     return rows.map((row) => ({ paymentId: row.payment_id, amount: BigInt(row.amount) }));
   },
 
+  /** Whether the chain has unfinal deposits or forwards not yet final (something waits for blocks). */
+  async hasOpenWork(db: Db, chain: string, isTest: boolean): Promise<boolean> {
+    const [row] = await queryRows<{ busy: boolean }>(
+      db,
+      sql`select exists (select 1 from deposits where chain = ${chain} and is_test = ${isTest} and state = 'seen')
+              or exists (select 1 from forwards where chain = ${chain} and is_test = ${isTest}
+                                                 and state in ('intent', 'broadcast')) as busy`,
+    );
+    return row?.busy === true;
+  },
+
   // ---- cursors and recent blocks ----
 
   async cursor(db: Db, chain: string, isTest: boolean): Promise<CursorRow | undefined> {

@@ -16,7 +16,8 @@ import { simulatedChainRepo as repo } from './repo.ts';
 /**
  * TEST MODE ONLY — the stand-in for a real chain (seed rule 2.1-1: in test mode no real funds move).
  *
- * A simulated chain has blocks (appended by `produceBlock`, which the settlement jobs call every SVC_SIM_BLOCK_MS),
+ * A simulated chain has blocks (appended by `produceBlock`, which the settlement jobs call every SVC_SIM_BLOCK_MS
+ * while the chain has something to carry: transfers in its mempool, unfinal deposits or forwards; at rest it pauses),
  * a mempool, deposits sent by `POST /v1/payments/{id}/simulate`, and the service's own forwarding transactions. Its
  * state lives in the database (sim_blocks, sim_transfers), so it survives restarts and every process sees the same
  * chain. It implements the same ChainAdapter as a real chain, so test payments go through the very watcher,
@@ -60,6 +61,8 @@ export interface SimulatedChain extends ChainAdapter {
   readonly simulated: true;
   /** Appends one block holding every waiting transfer; returns it (or null if another producer took the height). */
   produceBlock(): Promise<BlockRef | null>;
+  /** Whether transfers wait in the mempool for the next block. */
+  hasPendingTransfers(): Promise<boolean>;
   /** A payer's transfer into the mempool; it lands in the next block. */
   sendDeposit(input: {
     to: string;
@@ -178,6 +181,8 @@ export function createSimulatedChain(deps: {
       if (found.blockNumber === null || found.blockHash === null) return { state: 'pending' };
       return { state: 'included', blockNumber: found.blockNumber, blockHash: found.blockHash };
     },
+
+    hasPendingTransfers: () => repo.hasPending(db, chainId),
 
     async produceBlock() {
       const block = await db.transaction((tx) => appendOne(tx));

@@ -80,6 +80,15 @@ export const simulatedChainRepo = {
     return block;
   },
 
+  /** Whether transfers wait in the mempool. */
+  async hasPending(db: Db, chain: string): Promise<boolean> {
+    const rows = await queryRows<{ one: number }>(
+      db,
+      sql`select 1 as one from sim_transfers where chain = ${chain} and block_number is null limit 1`,
+    );
+    return rows.length > 0;
+  },
+
   async insertTransfer(
     db: Db,
     input: {

@@ -1,0 +1,258 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { request } from 'undici';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createIsolatedDatabase, type Receiver, startReceiver, waitFor } from './support/webhooks.ts';
+
+/**
+ * The payment lifecycle through the running program: `node --import tsx src/main.ts serve` as a child process with
+ * fast simulated blocks, a real HTTP receiver on 127.0.0.1, a test key that creates payments and simulates each
+ * outcome. The receiver must get payment.confirmed (status completed), payment.underpaid, payment.overpaid,
+ * payment.expired and payment.completed, each signed with the endpoint's secret and with exactly the seed's fields.
+ */
+
+const repoRoot = fileURLToPath(new URL('../', import.meta.url));
+const seedFields = [
+  'event',
+  'payment_id',
+  'status',
+  'amount',
+  'currency',
+  'chain',
+  'tx_hash',
+  'received_amount_native',
+  'expected_amount_native',
+  'is_test',
+  'timestamp',
+];
+
+let child: ChildProcess | undefined;
+let output = '';
+let base = '';
+let receiver: Receiver;
+let dataDir = '';
+let dropDatabase: (() => Promise<void>) | undefined;
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => resolve(typeof address === 'object' && address !== null ? address.port : 0));
+    });
+  });
+}
+
+async function api(
+  method: 'GET' | 'POST' | 'PUT' | 'PATCH',
+  path: string,
+  headers: Record<string, string>,
+  body?: unknown,
+): Promise<{ status: number; json: Record<string, unknown> & { [key: string]: unknown } }> {
+  const response = await request(`${base}${path}`, {
+    method,
+    headers: { ...headers, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+  const text = await response.body.text();
+  return {
+    status: response.statusCode,
+    json: text === '' ? {} : (JSON.parse(text) as Record<string, unknown>),
+  };
+}
+
+beforeAll(async () => {
+  receiver = await startReceiver();
+  dataDir = mkdtempSync(join(tmpdir(), 'svc-e2e-'));
+  const port = await freePort();
+  base = `http://127.0.0.1:${port}`;
+  const env: Record<string, string> = {
+    PATH: process.env.PATH ?? '',
+    HOME: process.env.HOME ?? tmpdir(),
+    NODE_ENV: 'test',
+    PORT: String(port),
+    HOST: '127.0.0.1',
+    SVC_DATA_DIR: dataDir,
+    SVC_SIM_BLOCK_MS: '100',
+    SVC_SIM_CONFIRMATIONS: '3',
+    SVC_WEBHOOK_RETRY_SCHEDULE: '100ms,100ms,100ms,100ms',
+    SVC_ALLOW_PRIVATE_WEBHOOK_TARGETS: 'true',
+    SVC_RATE_LIMIT_PER_KEY: '0',
+    SVC_RATE_LIMIT_PER_IP: '0',
+    LOG_LEVEL: 'warn',
+  };
+  if (process.env.DATABASE_URL) {
+    // The program's workers act on every row of their database: give it one of its own.
+    const isolated = await createIsolatedDatabase();
+    dropDatabase = isolated.drop;
+    env.DATABASE_URL = isolated.url ?? '';
+    env.SVC_MASTER_KEY = randomBytes(32).toString('base64');
+    env.SVC_JWT_SECRET = randomBytes(32).toString('hex');
+    env.SVC_TEST_MNEMONIC =
+      'abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about';
+  }
+  child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', 'serve'], {
+    cwd: repoRoot,
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  child.stdout?.on('data', (chunk: Buffer) => {
+    output += chunk.toString();
+  });
+  child.stderr?.on('data', (chunk: Buffer) => {
+    output += chunk.toString();
+  });
+  await waitFor(
+    'the program to answer /healthz',
+    async () => {
+      if (child?.exitCode !== null) throw new Error(`svc exited early:\n${output}`);
+      try {
+        const response = await request(`${base}/healthz`);
+        await response.body.text();
+        return response.statusCode === 200;
+      } catch {
+        return false;
+      }
+    },
+    60_000,
+  );
+}, 90_000);
+
+afterAll(async () => {
+  if (child !== undefined && child.exitCode === null) {
+    const exited = new Promise((resolve) => child?.once('exit', resolve));
+    child.kill('SIGTERM');
+    await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, 10_000))]);
+    if (child.exitCode === null) child.kill('SIGKILL');
+  }
+  await receiver?.close();
+  await dropDatabase?.();
+  if (dataDir !== '') rmSync(dataDir, { recursive: true, force: true });
+});
+
+function signatureValid(secret: string, body: Buffer, header: string | string[] | undefined): boolean {
+  if (typeof header !== 'string' || !header.startsWith('sha256=')) return false;
+  const expected = Buffer.from(createHmac('sha256', secret).update(body).digest('hex'));
+  const given = Buffer.from(header.slice('sha256='.length));
+  return given.length === expected.length && timingSafeEqual(given, expected);
+}
+
+describe('payment lifecycle through the running program', () => {
+  it('delivers confirmed, underpaid, overpaid, expired and completed, signed and in the seed shape', async () => {
+    const email = `e2e-${randomBytes(6).toString('hex')}@example.com`;
+    const signup = await api(
+      'POST',
+      '/v1/auth/signup',
+      {},
+      { email, password: 'correct horse battery staple' },
+    );
+    expect(signup.status, JSON.stringify(signup.json)).toBe(201);
+    const token = signup.json.token as string;
+    const keypair = await api('POST', '/v1/keypairs', { authorization: `Bearer ${token}` });
+    expect(keypair.status).toBe(201);
+    const testKey = (keypair.json.test as { full_key: string }).full_key;
+    const key = { 'x-api-key': testKey };
+
+    const endpoint = await api('POST', '/v1/webhooks', key, { url: receiver.url, is_test: true });
+    expect(endpoint.status, JSON.stringify(endpoint.json)).toBe(201);
+    const secret = endpoint.json.signing_secret as string;
+
+    const wallets = await api('PUT', '/v1/settings/payout-wallets', key, {
+      ethereum: '0x52908400098527886E0F7030069857D2E4169EE7',
+    });
+    expect(wallets.status, JSON.stringify(wallets.json)).toBe(200);
+
+    const create = async () => {
+      const created = await api('POST', '/v1/payments', key, {
+        amount: '0.05',
+        currency: 'ETH',
+        chain: 'ethereum',
+      });
+      expect(created.status, JSON.stringify(created.json)).toBe(201);
+      return created.json.payment_id as string;
+    };
+    const outcomes = ['paid', 'underpaid', 'overpaid', 'expired'] as const;
+    const ids: Record<(typeof outcomes)[number], string> = {
+      paid: await create(),
+      underpaid: await create(),
+      overpaid: await create(),
+      expired: await create(),
+    };
+    for (const outcome of outcomes) {
+      const simulated = await api('POST', `/v1/payments/${ids[outcome]}/simulate`, key, { outcome });
+      expect(simulated.status, JSON.stringify(simulated.json)).toBe(202);
+    }
+
+    const wanted = [
+      ['payment.confirmed', ids.paid, 'completed'],
+      ['payment.completed', ids.paid, 'completed'],
+      ['payment.underpaid', ids.underpaid, 'underpaid'],
+      ['payment.overpaid', ids.overpaid, 'overpaid'],
+      ['payment.completed', ids.overpaid, 'overpaid'],
+      ['payment.expired', ids.expired, 'expired'],
+    ] as const;
+    const received = () =>
+      receiver.requests.map((req) => ({
+        req,
+        body: JSON.parse(req.body.toString('utf8')) as Record<string, unknown>,
+      }));
+    await waitFor(
+      'every lifecycle webhook',
+      () =>
+        wanted.every(([type, id]) =>
+          received().some(({ body }) => body.event === type && body.payment_id === id),
+        ),
+      60_000,
+    ).catch((error: unknown) => {
+      throw new Error(
+        `${String(error)}; got ${JSON.stringify(received().map(({ body }) => [body.event, body.payment_id]))}\n${output}`,
+      );
+    });
+
+    for (const [type, id, status] of wanted) {
+      const matches = received().filter(({ body }) => body.event === type && body.payment_id === id);
+      expect(matches, `${type} for ${id}`).toHaveLength(1);
+      const [{ req, body }] = matches as [(typeof matches)[number]];
+      expect(signatureValid(secret, req.body, req.headers['x-service-signature']), type).toBe(true);
+      expect(req.headers['x-service-timestamp']).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
+      expect(req.headers['content-type']).toMatch(/^application\/json/);
+      expect(Object.keys(body)).toEqual(seedFields);
+      expect(body).toMatchObject({
+        event: type,
+        payment_id: id,
+        status,
+        currency: 'ETH',
+        chain: 'ethereum',
+        is_test: true,
+      });
+      expect(body.amount).toBe(0.05);
+      expect(typeof body.received_amount_native).toBe('string');
+      expect(body.expected_amount_native).toBe('0.05');
+      expect(body.timestamp).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
+      if (type === 'payment.expired') expect(body.tx_hash).toBeNull();
+      else expect(body.tx_hash).toMatch(/^0x[0-9a-f]{64}$/);
+    }
+
+    const paid = await api('GET', `/v1/payments/${ids.paid}`, key);
+    expect(paid.json).toMatchObject({
+      status: 'completed',
+      received_amount_native: '0.05',
+      confirmations: { seen: 3, required: 3 },
+      forward_tx_hash: expect.stringMatching(/^0x[0-9a-f]{64}$/),
+      forwarded_at: expect.any(String),
+    });
+    expect((paid.json.deposits as unknown[]).length).toBe(1);
+    expect((paid.json.events as Array<{ type: string }>).map((event) => event.type)).toEqual([
+      'payment.confirmed',
+      'payment.completed',
+    ]);
+    const checkout = await api('GET', `/v1/payments/checkout/${ids.paid}`, {});
+    expect(checkout.json.confirmations).toEqual({ seen: 3, required: 3 });
+  }, 120_000);
+});
