@@ -13,6 +13,9 @@ import { randomToken } from './lib/ids.ts';
 import { accountsRoutes } from './modules/accounts/routes.ts';
 import { chainsRoutes } from './modules/chains/routes.ts';
 import { keysRoutes } from './modules/keys/routes.ts';
+import { paymentsRoutes } from './modules/payments/routes.ts';
+import { settingsRoutes } from './modules/settings/routes.ts';
+import { settlementRoutes } from './modules/settlement/routes.ts';
 import { webhookDeliveryRoutes } from './modules/webhooks/delivery-routes.ts';
 import { webhookEndpointRoutes } from './modules/webhooks/routes.ts';
 import type { Services } from './services.ts';
@@ -117,6 +120,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       await v1.register(keysRoutes(context));
       await v1.register(webhookEndpointRoutes(context));
       await v1.register(webhookDeliveryRoutes(context));
+      await v1.register(paymentsRoutes(context));
+      await v1.register(settlementRoutes(context));
+      await v1.register(settingsRoutes(context));
     },
     { prefix: '/v1' },
   );

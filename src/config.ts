@@ -135,6 +135,12 @@ export const envSchema = z.object({
   SVC_EVM_MAX_HEAD_AGE_SECONDS: nonNegativeInt.optional(),
   /** Without trace APIs: blocks between balance reconciliations of watched addresses. */
   SVC_EVM_RECONCILE_EVERY_BLOCKS: positiveInt.max(100_000).default(20),
+  /** TEST MODE: milliseconds between blocks of the simulated chains. */
+  SVC_SIM_BLOCK_MS: positiveInt.min(10).max(600_000).default(2000),
+  /** TEST MODE: confirmations the simulated chains require; default the chain's own, at most 12. */
+  SVC_SIM_CONFIRMATIONS: positiveInt.max(10_000).optional(),
+  /** Days after its window ends that a payment's address is still watched for late funds. */
+  SVC_LATE_WATCH_DAYS: nonNegativeInt.max(365).default(7),
 });
 
 export type Env = z.infer<typeof envSchema>;
@@ -169,6 +175,12 @@ export interface Config {
   webhookEndpointConcurrency: number;
   /** EVM chains with nodes (live, and test mode on real test networks), with the node-access limits. */
   evm: EvmSettings;
+  /** Test mode: block interval of the simulated chains (SVC_SIM_BLOCK_MS). */
+  simBlockMs: number;
+  /** Test mode: confirmations on the simulated chains (SVC_SIM_CONFIRMATIONS); undefined = chain's, capped at 12. */
+  simConfirmations: number | undefined;
+  /** Days after a payment's window that its address is still watched (SVC_LATE_WATCH_DAYS). */
+  lateWatchDays: number;
   /** Notes for the boot log, e.g. which secrets were generated; never the secrets themselves. */
   notices: string[];
 }
@@ -307,6 +319,9 @@ export function loadConfig(rawEnv: Record<string, string | undefined> = process.
       maxHeadAgeSeconds: values.SVC_EVM_MAX_HEAD_AGE_SECONDS,
       reconcileEveryBlocks: values.SVC_EVM_RECONCILE_EVERY_BLOCKS,
     },
+    simBlockMs: values.SVC_SIM_BLOCK_MS,
+    simConfirmations: values.SVC_SIM_CONFIRMATIONS,
+    lateWatchDays: values.SVC_LATE_WATCH_DAYS,
     notices,
   };
 }

@@ -5,6 +5,7 @@ import { openDatabase } from './db/client.ts';
 import { migrateDatabase } from './db/migrate.ts';
 import { systemClock } from './lib/clock.ts';
 import { createConfiguredDeliveryWorker } from './modules/webhooks/jobs.ts';
+import { createSettlementJobs } from './modules/settlement/jobs.ts';
 import { buildServices } from './services.ts';
 
 const roles = ['serve', 'api', 'worker', 'migrate'] as const;
@@ -78,6 +79,24 @@ async function main(argv: string[]): Promise<void> {
     readinessChecks.push(() => deliveryWorker.readiness());
     stops.push(() => deliveryWorker.stop());
     logger.info('webhook delivery worker started');
+
+    const settlementJobs = createSettlementJobs({
+      database,
+      clock,
+      adapters: services.chainAdapters,
+      payments: services.payments,
+      settings: services.settings,
+      simBlockMs: config.simBlockMs,
+      lateWatchDays: config.lateWatchDays,
+      logger: logger.child({ worker: 'settlement' }),
+    });
+    await settlementJobs.start();
+    readinessChecks.push(() => settlementJobs.readiness());
+    stops.push(() => settlementJobs.stop());
+    logger.info(
+      { simBlockMs: config.simBlockMs },
+      'settlement started: watchers, forwarding and expiry (test mode on the simulated chains)',
+    );
   }
 
   if (role === 'serve' || role === 'api') {

@@ -3,8 +3,18 @@ import type { Database } from './db/client.ts';
 import type { Clock } from './lib/clock.ts';
 import { createAccountsRepo } from './modules/accounts/repo.ts';
 import { createAccountsService } from './modules/accounts/service.ts';
+import { createAddressDeriver } from './modules/chains/derivation.ts';
 import { createKeysRepo } from './modules/keys/repo.ts';
 import { createKeysService } from './modules/keys/service.ts';
+import { createPaymentsRepo } from './modules/payments/repo.ts';
+import { createPaymentsService, type RateProvider } from './modules/payments/service.ts';
+import { createDefaultRatesService } from './modules/rates/index.ts';
+import { createSettingsRepo } from './modules/settings/repo.ts';
+import { createSettingsService } from './modules/settings/service.ts';
+import { createChainAdapters } from './modules/settlement/adapters.ts';
+import { confirmationsFor } from './modules/settlement/confirmations.ts';
+import { settlementRepo } from './modules/settlement/repo.ts';
+import { createSettlementService } from './modules/settlement/service.ts';
 import { createEventsService } from './modules/webhooks/events.ts';
 import { eventsRepo } from './modules/webhooks/events-repo.ts';
 import { createWebhookEndpointsRepo } from './modules/webhooks/repo.ts';
@@ -17,10 +27,11 @@ export interface ServiceDeps {
   clock: Clock;
   /** Overrides for the outside world, so tests can swap a real implementation for a local one. */
   checkWebhookUrl?: EndpointUrlCheck;
+  rates?: RateProvider;
 }
 
 /** Builds every module's service from explicit dependencies: the one place the object graph is wired. */
-export function buildServices({ config, database, clock, checkWebhookUrl }: ServiceDeps) {
+export function buildServices({ config, database, clock, checkWebhookUrl, rates }: ServiceDeps) {
   const { db } = database;
   const accounts = createAccountsService({
     repo: createAccountsRepo(db),
@@ -38,7 +49,24 @@ export function buildServices({ config, database, clock, checkWebhookUrl }: Serv
       createSsrfGuard({ allowLoopbackForTest: config.allowPrivateWebhookTargets }).checkUrl,
   });
   const events = createEventsService({ db, repo: eventsRepo, clock, endpoints: webhookEndpoints });
-  return { accounts, keys, webhookEndpoints, events };
+  const settings = createSettingsService({ db, repo: createSettingsRepo(db), clock });
+  const chainAdapters = createChainAdapters({ db, clock, config });
+  const payments = createPaymentsService({
+    db,
+    repo: createPaymentsRepo(db),
+    clock,
+    deriver: createAddressDeriver({ testMnemonic: config.testMnemonic, liveMnemonic: config.liveMnemonic }),
+    rates: rates ?? createDefaultRatesService(config, clock),
+    publicUrl: config.publicUrl,
+    // The connected chain's own rule (a real test network keeps its real depth), else the configured one.
+    confirmationsOf: (chain, isTest) =>
+      chainAdapters.get(chain, isTest)?.requiredConfirmations ?? confirmationsFor(config, chain, isTest),
+    events,
+    settings,
+    deposits: settlementRepo,
+  });
+  const settlement = createSettlementService({ db, clock, payments, adapters: chainAdapters });
+  return { accounts, keys, webhookEndpoints, events, payments, settings, settlement, chainAdapters };
 }
 
 export type Services = ReturnType<typeof buildServices>;
