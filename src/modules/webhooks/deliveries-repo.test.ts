@@ -1,0 +1,149 @@
+import { sql } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { apiKey, createMerchant, createTestApp, type TestApp } from '../../../test/support/harness.ts';
+import { createIsolatedDatabase } from '../../../test/support/webhooks.ts';
+import { queryRows } from '../../db/client.ts';
+import { deliveriesRepo } from './deliveries-repo.ts';
+import { MAX_ATTEMPTS, retryDelayMs } from './jobs.ts';
+
+let t: TestApp;
+let drop: () => Promise<void>;
+beforeAll(async () => {
+  // Claims take every due delivery of the database: this file keeps its own.
+  const isolated = await createIsolatedDatabase();
+  drop = isolated.drop;
+  t = await createTestApp({ database: isolated.database });
+});
+afterAll(async () => {
+  await t?.close();
+  await drop?.();
+});
+
+async function endpointWithEvents(count: number) {
+  const m = await createMerchant(t.app);
+  const created = await t.app.inject({
+    method: 'POST',
+    url: '/v1/webhooks',
+    headers: apiKey(m.testKey),
+    payload: { url: 'http://127.0.0.1:9/hooks' },
+  });
+  const endpointId = created.json().id as string;
+  for (let index = 0; index < count; index += 1) {
+    await t.services.events.recordPaymentEvent(t.database.db, {
+      merchantId: m.merchantId,
+      type: 'payment.confirmed',
+      occurredAt: new Date(),
+      payment: {
+        payment_id: `00000000-0000-7000-8000-${String(index).padStart(12, '0')}`,
+        status: 'completed',
+        amount: '1',
+        currency: 'USD',
+        chain: 'ethereum',
+        tx_hash: null,
+        received_amount_native: '1',
+        expected_amount_native: '1',
+        is_test: true,
+      },
+    });
+  }
+  return { m, endpointId };
+}
+
+const claim = (token: string, overrides: Partial<Parameters<typeof deliveriesRepo.claim>[1]> = {}) => {
+  const now = new Date();
+  return deliveriesRepo.claim(t.database.db, {
+    now,
+    leaseUntil: new Date(now.getTime() + 60_000),
+    token,
+    limit: 100,
+    perEndpoint: 100,
+    skipEndpoints: [],
+    maxAttempts: MAX_ATTEMPTS,
+    ...overrides,
+  });
+};
+
+const row = async (id: string) =>
+  (
+    await queryRows<{ status: string; attempt_count: number; lease_token: string | null }>(
+      t.database.db,
+      sql`select status, attempt_count, lease_token from webhook_deliveries where id = ${id}`,
+    )
+  )[0];
+
+describe('delivery claims', () => {
+  it('leases a claim, hands it back when the lease runs out, and ignores a stale outcome', async () => {
+    const { endpointId } = await endpointWithEvents(1);
+    const now = new Date();
+    const [first, ...others] = await claim('one', { leaseUntil: new Date(now.getTime() + 100) });
+    expect(others).toEqual([]);
+    expect(first).toMatchObject({ endpointId, status: 'pending', attempt: 1, lostToken: null });
+    expect(first?.body).toMatch(/^\{"event":"payment.confirmed"/);
+    expect(await claim('two')).toEqual([]);
+
+    await new Promise((resolve) => setTimeout(resolve, 150));
+    const [again] = await claim('three');
+    expect(again).toMatchObject({ id: first?.id, attempt: 2, lostToken: 'one' });
+
+    const outcome = (leaseToken: string) => ({
+      id: first!.id,
+      leaseToken,
+      status: 'succeeded' as const,
+      nextAttemptAt: null,
+      attemptedAt: new Date(),
+      statusCode: 200,
+      error: null,
+    });
+    await deliveriesRepo.record(t.database.db, [], [outcome('one')]);
+    expect(await row(first!.id)).toMatchObject({ status: 'pending', lease_token: 'three' });
+    await deliveriesRepo.record(t.database.db, [], [outcome('three')]);
+    expect(await row(first!.id)).toMatchObject({ status: 'succeeded', attempt_count: 2, lease_token: null });
+  });
+
+  it('caps claims per endpoint, skips busy endpoints and gives back unstarted claims', async () => {
+    const { endpointId } = await endpointWithEvents(5);
+    expect(await claim('busy', { skipEndpoints: [endpointId] })).toEqual([]);
+    const capped = await claim('capped', { perEndpoint: 2 });
+    expect(capped).toHaveLength(2);
+    await deliveriesRepo.release(
+      t.database.db,
+      capped.map((c) => ({ id: c.id, leaseToken: 'capped' })),
+      new Date(),
+    );
+    for (const c of capped) expect(await row(c.id)).toMatchObject({ attempt_count: 0, lease_token: null });
+    expect(await claim('rest')).toHaveLength(5);
+  });
+
+  it('closes deliveries of disabled endpoints and of ones whose last attempt was lost', async () => {
+    const disabled = await endpointWithEvents(1);
+    await t.database.db.execute(
+      sql`update webhook_endpoints set enabled = false where id = ${disabled.endpointId}`,
+    );
+    const exhausted = await endpointWithEvents(1);
+    await t.database.db.execute(
+      sql`update webhook_deliveries set attempt_count = ${MAX_ATTEMPTS}, lease_token = 'gone'
+          where endpoint_id = ${exhausted.endpointId}`,
+    );
+    const claimed = await claim('closer');
+    expect(claimed.find((c) => c.endpointId === disabled.endpointId)).toMatchObject({ status: 'canceled' });
+    expect(claimed.find((c) => c.endpointId === exhausted.endpointId)).toMatchObject({
+      status: 'failed',
+      attempt: MAX_ATTEMPTS,
+      lostToken: 'gone',
+    });
+    for (const c of claimed) expect((await row(c.id))?.lease_token).toBeNull();
+    expect(await claim('after')).toEqual([]);
+  });
+});
+
+describe('retry schedule', () => {
+  it('waits the configured delay before each attempt, within ±10% jitter', () => {
+    const schedule = [60_000, 600_000, 6_000_000, 60_000_000];
+    expect(retryDelayMs(schedule, 1, () => 0)).toBe(54_000);
+    expect(retryDelayMs(schedule, 1, () => 1)).toBe(66_000);
+    expect(retryDelayMs(schedule, 2, () => 0.5)).toBe(600_000);
+    expect(retryDelayMs(schedule, 4, () => 0.5)).toBe(60_000_000);
+    const total = schedule.reduce((sum, delay) => sum + delay, 0);
+    expect(total / 3_600_000).toBeGreaterThan(18);
+  });
+});
