@@ -370,6 +370,27 @@ if (!hasChromium) {
       await nav(page, 'Settings');
       await page.getByRole('heading', { name: 'Settings', level: 1 }).waitFor();
       await expectContentOrPlainError(page, 'Save payout wallets');
+      if ((await page.getByRole('button', { name: 'Save payout wallets' }).count()) > 0) {
+        // A test payout wallet, checked by the API against the chain's address format.
+        const wallet = '0x000000000000000000000000000000000000dEaD';
+        await page.getByLabel('Ethereum', { exact: true }).fill('not an address');
+        await page.getByRole('button', { name: 'Save payout wallets' }).click();
+        await page.locator('.field-error, .notice-error').first().waitFor();
+        await page.getByLabel('Ethereum', { exact: true }).fill(wallet);
+        await page.getByRole('button', { name: 'Save payout wallets' }).click();
+        await page.getByTestId('toast').filter({ hasText: 'payout wallets saved' }).waitFor();
+        const wallets = await apiCall(base, '/settings/payout-wallets?is_test=true', { headers: bearer });
+        expect(JSON.stringify(wallets.body)).toContain(wallet);
+      }
+      if ((await page.getByRole('button', { name: 'Save payment settings' }).count()) > 0) {
+        await page.getByLabel('Underpayment tolerance (%)').fill('0.5');
+        await page.getByRole('button', { name: 'Save payment settings' }).click();
+        await page.getByTestId('toast').filter({ hasText: 'Payment settings saved' }).waitFor();
+        const settings = await apiCall(base, '/settings', { headers: bearer });
+        expect(settings.body).toMatchObject({
+          underpayment_tolerance_percent: expect.stringMatching(/^0\.50*$/),
+        });
+      }
       await screenshot(page, '20-settings');
 
       // Live mode: the switch changes what the lists show.
@@ -386,6 +407,8 @@ if (!hasChromium) {
       await page.getByRole('button', { name: 'Menu' }).click();
       await nav(page, 'API keys');
       await page.getByRole('heading', { name: 'API keys', level: 1 }).waitFor();
+      await page.getByTestId('keypairs').waitFor();
+      expect(await page.evaluate<number>('document.documentElement.scrollWidth')).toBeLessThanOrEqual(390);
       await screenshot(page, '22-keys-phone');
       await page.setViewportSize({ width: 1280, height: 860 });
 

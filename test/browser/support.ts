@@ -76,6 +76,9 @@ export async function startProgram(extraEnv: Record<string, string> = {}): Promi
     env.DATABASE_URL = process.env.DATABASE_URL;
     env.SVC_MASTER_KEY = randomBytes(32).toString('base64');
     env.SVC_JWT_SECRET = randomBytes(32).toString('hex');
+    // The BIP-39 test vector, as the other tests on this database use.
+    env.SVC_TEST_MNEMONIC =
+      'abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about';
   }
   const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', 'serve'], {
     cwd: repoRoot,

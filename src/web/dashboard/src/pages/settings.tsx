@@ -68,7 +68,7 @@ function PayoutWallets({ chains }: { chains: ChainInfo[] }) {
       {loaded.state === 'error' && <ErrorNotice error={loaded.error} onRetry={() => void loaded.reload()} />}
       {loaded.state === 'ready' && (
         <>
-          <div class="form-grid">
+          <div class="form-grid form-grid-wide">
             {chains.map((chain) => {
               const id = `wallet-${chain.id}`;
               const error = fieldError(
@@ -122,7 +122,7 @@ const settingLabels: Record<string, { label: string; hint?: string }> = {
   },
   underpayment_tolerance_amount: {
     label: 'Underpayment tolerance (amount)',
-    hint: 'A payment short by at most this amount still counts as paid.',
+    hint: "A payment short by at most this much, in the payment's own currency, still counts as paid.",
   },
   overpayment_tolerance_percent: {
     label: 'Overpayment tolerance (%)',
@@ -130,11 +130,11 @@ const settingLabels: Record<string, { label: string; hint?: string }> = {
   },
   overpayment_tolerance_amount: {
     label: 'Overpayment tolerance (amount)',
-    hint: 'A payment over by at most this amount counts as exact.',
+    hint: "A payment over by at most this much, in the payment's own currency, counts as exact.",
   },
   default_expires_in: {
     label: 'Default time to pay (seconds)',
-    hint: 'Used when a payment does not set expires_in.',
+    hint: 'For payments created without expires_in: 1800 is 30 minutes.',
   },
   payment_window_seconds: { label: 'Default time to pay (seconds)' },
 };
@@ -218,9 +218,12 @@ function Tolerances() {
           .map((field) => {
             const raw = (draft[field.path.join('.')] ?? '').trim();
             // Keep each value's JSON type: numbers stay numbers, decimal strings stay strings (no float on amounts).
+            const decimalText = typeof field.value === 'string' && /^-?\d+(\.\d+)?$/.test(field.value);
             const value: Scalar =
               raw === ''
-                ? null
+                ? decimalText
+                  ? '0'
+                  : null
                 : typeof field.value === 'number' && /^-?\d+(\.\d+)?$/.test(raw)
                   ? Number(raw)
                   : typeof field.value === 'boolean'
