@@ -1,0 +1,381 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { tmpdir } from 'node:os';
+import { fileURLToPath } from 'node:url';
+import { sql } from 'drizzle-orm';
+import { loadConfig } from '../../../src/config.ts';
+import { openDatabase, queryRows } from '../../../src/db/client.ts';
+import { migrateDatabase } from '../../../src/db/migrate.ts';
+import { events, webhookDeliveries } from '../../../src/db/schema/index.ts';
+import { systemClock } from '../../../src/lib/clock.ts';
+import { newId } from '../../../src/lib/ids.ts';
+import { DELIVERY_CHANNEL, newDeliveryRow } from '../../../src/modules/webhooks/events-repo.ts';
+import { type PaymentEventSnapshot, paymentEventBody } from '../../../src/modules/webhooks/payload.ts';
+import { buildServices } from '../../../src/services.ts';
+import { startChild } from '../lib/child.ts';
+import { freshPostgres } from '../lib/databases.ts';
+import { defineScenario, type Measurement, measurement } from '../lib/scenario.ts';
+import { median, round } from '../lib/stats.ts';
+import type { BareLoopReady, BareLoopTarget } from '../servers/webhook-bare-loop.ts';
+import type { ReceiverCommand, ReceiverMessage, ReceiverReady } from '../servers/webhook-receiver.ts';
+
+const bareLoop = fileURLToPath(new URL('../servers/webhook-bare-loop.ts', import.meta.url));
+const receiverServer = fileURLToPath(new URL('../servers/webhook-receiver.ts', import.meta.url));
+const repoRoot = fileURLToPath(new URL('../../../', import.meta.url));
+
+const MERCHANTS = 10;
+const CONCURRENCY = 100;
+const testMnemonic =
+  'abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about';
+
+function percentile(values: number[], p: number): number {
+  if (values.length === 0) return Number.NaN;
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))]!;
+}
+
+function snapshot(index: number): PaymentEventSnapshot {
+  return {
+    payment_id: `00000000-0000-7000-8000-${index.toString().padStart(12, '0')}`,
+    status: 'completed',
+    amount: '19.99',
+    currency: 'USD',
+    chain: 'ethereum',
+    tx_hash: `0x${index.toString(16).padStart(64, '0')}`,
+    received_amount_native: '0.006301',
+    expected_amount_native: '0.006301',
+    is_test: true,
+  };
+}
+
+/**
+ * Webhook delivery on PostgreSQL, one worker process (the real `svc worker`) against a bare claim → sign → POST →
+ * mark loop in its own process, on the same database and the same local receiver, in the same run:
+ *  - deliveries/s from committed events to the receiver (N held deliveries released at once), order A-B-B-A;
+ *  - p99 from an event's commit (the real `recordPaymentEvent` in its own transaction) to its receipt, at a steady
+ *    1,000 events/s. That goal is absolute (<= 50 ms), so its "baseline" column is the 50 ms budget; the bare loop's
+ *    own p99 at the same rate is reported beside it.
+ * PostgreSQL only: without a server the scenario reports nothing.
+ */
+export default defineScenario({
+  name: 'webhook-delivery',
+  description:
+    'Webhook delivery: svc worker vs a bare claim/sign/POST/mark loop (deliveries/s), p99 commit→receipt',
+  async run({ log, scale }) {
+    const target = await freshPostgres();
+    if (target === undefined || target.kind !== 'postgres') {
+      log('webhook-delivery: no PostgreSQL server answers; skipped');
+      return [];
+    }
+    const batchSize = Math.max(500, Math.round(5000 * scale));
+    const latencySeconds = Math.max(2, Math.round(5 * scale));
+    const rate = 1000;
+    const env = {
+      NODE_ENV: 'production',
+      DATABASE_URL: target.url,
+      DATABASE_POOL_SIZE: '20',
+      SVC_DATA_DIR: tmpdir(),
+      SVC_MASTER_KEY: randomBytes(32).toString('base64'),
+      SVC_JWT_SECRET: randomBytes(32).toString('hex'),
+      SVC_TEST_MNEMONIC: testMnemonic,
+      SVC_ALLOW_PRIVATE_WEBHOOK_TARGETS: 'true',
+      SVC_WEBHOOK_CONCURRENCY: String(CONCURRENCY),
+      LOG_LEVEL: 'silent',
+    };
+    const config = loadConfig(env);
+    const database = await openDatabase({ databaseUrl: target.url, dataDir: tmpdir(), poolSize: 20 });
+    const children: ChildProcess[] = [];
+
+    // The receiver runs in its own process (see servers/webhook-receiver.ts) and stamps arrivals there.
+    const receiver = await startChild<ReceiverReady>(receiverServer);
+    const base = receiver.ready.base;
+    const ask = <T extends ReceiverMessage['type']>(
+      command: ReceiverCommand,
+      answer: T,
+      timeoutMs: number,
+    ): Promise<Extract<ReceiverMessage, { type: T }>> =>
+      new Promise((resolve, reject) => {
+        const timer = setTimeout(() => {
+          receiver.process.off('message', listener);
+          reject(new Error(`the receiver did not answer ${command.type} within ${timeoutMs} ms`));
+        }, timeoutMs);
+        const listener = (message: ReceiverMessage) => {
+          if (message.type !== answer) return;
+          clearTimeout(timer);
+          receiver.process.off('message', listener);
+          resolve(message as Extract<ReceiverMessage, { type: T }>);
+        };
+        receiver.process.on('message', listener);
+        receiver.process.send(command);
+      });
+    const reset = () => receiver.process.send({ type: 'reset' } satisfies ReceiverCommand);
+    const arrivalOf = (count: number, timeoutMs: number) =>
+      ask({ type: 'expect', count }, 'arrived', timeoutMs);
+
+    try {
+      await migrateDatabase(database);
+      const services = buildServices({ config, database, clock: systemClock });
+      const endpoints: BareLoopTarget['endpoints'] = {};
+      const merchants: Array<{ merchantId: string; endpointId: string }> = [];
+      for (let index = 0; index < MERCHANTS; index += 1) {
+        const session = await services.accounts.signup(
+          `bench-${randomBytes(6).toString('hex')}@example.com`,
+          'bench horse battery staple',
+        );
+        const merchantId = session.merchant.id;
+        const url = `${base}/m${index}`;
+        const endpoint = await services.webhookEndpoints.create(
+          { via: 'jwt', merchantId, isTest: undefined },
+          { url, is_test: true },
+        );
+        endpoints[endpoint.id] = { url, secret: endpoint.signing_secret };
+        merchants.push({ merchantId, endpointId: endpoint.id });
+      }
+
+      /** N committed events with their deliveries, held an hour ahead so that a run starts when it releases them. */
+      let serial = 0;
+      const stage = async (count: number) => {
+        const now = new Date();
+        const held = new Date(now.getTime() + 3_600_000);
+        for (let start = 0; start < count; start += 1000) {
+          const eventRows: Array<typeof events.$inferInsert> = [];
+          const deliveryRows: Array<typeof webhookDeliveries.$inferInsert> = [];
+          for (let index = start; index < Math.min(count, start + 1000); index += 1) {
+            serial += 1;
+            const owner = merchants[index % MERCHANTS]!;
+            const id = newId('evt');
+            eventRows.push({
+              id,
+              merchantId: owner.merchantId,
+              isTest: true,
+              type: 'payment.confirmed',
+              paymentId: snapshot(serial).payment_id,
+              body: paymentEventBody('payment.confirmed', snapshot(serial), now),
+              sample: false,
+              occurredAt: now,
+              createdAt: now,
+            });
+            deliveryRows.push({
+              ...newDeliveryRow({
+                id: newId('del'),
+                eventId: id,
+                endpointId: owner.endpointId,
+                merchantId: owner.merchantId,
+                isTest: true,
+                now,
+              }),
+              nextAttemptAt: held,
+            });
+          }
+          await database.db.transaction(async (tx) => {
+            await tx.insert(events).values(eventRows);
+            await tx.insert(webhookDeliveries).values(deliveryRows);
+          });
+        }
+      };
+
+      const unfinished = async () => {
+        const [row] = await queryRows<{ count: string | number }>(
+          database.db,
+          sql`select count(*) as count from webhook_deliveries where status <> 'succeeded'`,
+        );
+        return Number(row?.count ?? 0);
+      };
+
+      /** Releases N staged deliveries at once; deliveries/s until the last one arrived (and all are marked). */
+      const throughput = async (label: string): Promise<number> => {
+        await stage(batchSize);
+        reset();
+        const arrived = arrivalOf(batchSize, 120_000);
+        await new Promise((resolve) => setTimeout(resolve, 20));
+        const started = performance.now();
+        await database.db.execute(
+          sql`update webhook_deliveries set next_attempt_at = now() where status = 'pending'`,
+        );
+        await database.db.execute(sql`select pg_notify(${DELIVERY_CHANNEL}, '')`);
+        const { received } = await arrived;
+        const seconds = (performance.now() - started) / 1000;
+        for (let waited = 0; (await unfinished()) > 0; waited += 20) {
+          if (waited > 30_000) throw new Error(`${label}: deliveries not marked within 30 s`);
+          await new Promise((resolve) => setTimeout(resolve, 20));
+        }
+        const perSecond = batchSize / seconds;
+        log(
+          `webhook-delivery: ${label} ${batchSize} deliveries in ${seconds.toFixed(2)} s = ${Math.round(perSecond)}/s` +
+            ` (${received - batchSize} duplicates)`,
+        );
+        return perSecond;
+      };
+
+      /** Events committed one per transaction at a steady rate; latency from each commit to its arrival. */
+      const latency = async (label: string) => {
+        reset();
+        const total = rate * latencySeconds;
+        const committed = new Map<string, number>();
+        const arrived = arrivalOf(total, 60_000 + latencySeconds * 1000);
+        const started = performance.now();
+        let emitted = 0;
+        const pending = new Set<Promise<void>>();
+        while (emitted < total) {
+          const due = Math.min(total, Math.floor(((performance.now() - started) * rate) / 1000));
+          for (; emitted < due; emitted += 1) {
+            const owner = merchants[emitted % MERCHANTS]!;
+            serial += 1;
+            const payment = snapshot(serial);
+            // The outbox write is one statement, so on its own it commits as it returns (the payments service
+            // makes it part of a larger transaction; here only the event is written).
+            const job = services.events
+              .recordPaymentEvent(database.db, {
+                merchantId: owner.merchantId,
+                type: 'payment.confirmed',
+                payment,
+                occurredAt: new Date(),
+              })
+              .then(({ eventId }) => {
+                committed.set(eventId, performance.timeOrigin + performance.now());
+              });
+            pending.add(job);
+            void job.finally(() => pending.delete(job));
+          }
+          await new Promise((resolve) => setTimeout(resolve, 2));
+        }
+        await Promise.all(pending);
+        const emitSeconds = (performance.now() - started) / 1000;
+        await arrived;
+        const arrivals = new Map((await ask({ type: 'collect' }, 'collected', 30_000)).arrivals);
+        const samples: number[] = [];
+        for (const [id, at] of committed) {
+          const arrival = arrivals.get(id);
+          if (arrival !== undefined) samples.push(Math.max(0, arrival - at));
+        }
+        const result = {
+          events: total,
+          achievedRate: round(total / emitSeconds, 0),
+          p50: round(percentile(samples, 50), 2),
+          p99: round(percentile(samples, 99), 2),
+          max: round(Math.max(...samples), 2),
+        };
+        log(
+          `webhook-delivery: ${label} latency at ${result.achievedRate} events/s: p50 ${result.p50} ms, p99 ${result.p99} ms`,
+        );
+        return result;
+      };
+
+      const startBare = async () => {
+        log('webhook-delivery: starting the bare loop');
+        return startChild<BareLoopReady>(bareLoop, {
+          env: {
+            BENCH_TARGET: JSON.stringify({
+              url: target.url,
+              endpoints,
+              batch: CONCURRENCY,
+            } satisfies BareLoopTarget),
+          },
+        });
+      };
+
+      const startWorker = async () => {
+        log('webhook-delivery: starting `svc worker`');
+        const profile = process.env.BENCH_PROFILE
+          ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE}`]
+          : [];
+        const child = spawn(process.execPath, ['--import', 'tsx', ...profile, 'src/main.ts', 'worker'], {
+          cwd: repoRoot,
+          stdio: ['ignore', 'pipe', 'inherit'],
+          env: { ...process.env, ...env, LOG_LEVEL: 'info' },
+        });
+        children.push(child);
+        await new Promise<void>((resolve, reject) => {
+          let buffer = '';
+          const timer = setTimeout(() => reject(new Error('svc worker did not start within 60 s')), 60_000);
+          child.stdout?.on('data', (chunk: Buffer) => {
+            buffer += chunk.toString();
+            if (buffer.includes('webhook delivery worker started')) {
+              clearTimeout(timer);
+              buffer = '';
+              resolve();
+            }
+            if (buffer.length > 100_000) buffer = buffer.slice(-1000);
+          });
+          child.once('exit', (code) => {
+            clearTimeout(timer);
+            reject(new Error(`svc worker exited with ${code}`));
+          });
+        });
+        return {
+          stop: async () => {
+            if (child.exitCode !== null || child.signalCode !== null) return;
+            const exited = new Promise((resolve) => child.once('exit', resolve));
+            child.kill('SIGTERM');
+            await exited;
+          },
+        };
+      };
+
+      const runs: Record<'ours' | 'bare', number[]> = { ours: [], bare: [] };
+      let bare = await startBare();
+      log('webhook-delivery: warming up (bare)');
+      await throughput('warm-up bare');
+      runs.bare.push(await throughput('bare'));
+      const bareLatency = await latency('bare');
+      await bare.stop();
+
+      const worker = await startWorker();
+      log('webhook-delivery: warming up (ours)');
+      await throughput('warm-up ours');
+      runs.ours.push(await throughput('ours'));
+      runs.ours.push(await throughput('ours'));
+      const oursLatency = await latency('ours');
+      await worker.stop();
+
+      bare = await startBare();
+      runs.bare.push(await throughput('bare'));
+      await bare.stop();
+
+      const ours = median(runs.ours);
+      const bareRate = median(runs.bare);
+      const measurements: Measurement[] = [
+        measurement({
+          name: 'webhook delivery [postgres] deliveries/s, one worker process',
+          unit: 'deliveries/s',
+          ours: round(ours, 0),
+          baseline: round(bareRate, 0),
+          better: 'higher',
+          goal: { atLeast: 0.5 },
+          details: {
+            deliveries_per_run: batchSize,
+            endpoints: MERCHANTS,
+            concurrency: CONCURRENCY,
+            order: 'bare, ours, ours, bare (after one warm-up run each)',
+            ours_runs: runs.ours.map((value) => round(value, 0)),
+            bare_runs: runs.bare.map((value) => round(value, 0)),
+          },
+        }),
+        measurement({
+          name: `webhook p99 commit→receipt at ${rate} events/s [postgres] vs the 50 ms budget`,
+          unit: 'ms',
+          ours: oursLatency.p99,
+          baseline: 50,
+          better: 'lower',
+          goal: { atMost: 1 },
+          details: { ours: oursLatency, bare: bareLatency, baseline: 'the 50 ms budget, not a measurement' },
+        }),
+        measurement({
+          name: `webhook p99 commit→receipt at ${rate} events/s [postgres] vs the bare loop`,
+          unit: 'ms',
+          ours: oursLatency.p99,
+          baseline: bareLatency.p99,
+          better: 'lower',
+          details: { ours: oursLatency, bare: bareLatency },
+        }),
+      ];
+      return measurements;
+    } finally {
+      for (const child of children)
+        if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+      await receiver.stop();
+      await database.close();
+      await target.dispose();
+    }
+  },
+});
