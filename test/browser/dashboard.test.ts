@@ -310,55 +310,69 @@ if (!hasChromium) {
       await page.getByLabel('Order ID (optional)').fill(orderId);
       await page.getByRole('button', { name: 'Create test payment' }).click();
       const created = page.getByTestId('created-payment');
-      await created.waitFor();
-      await screenshot(page, '15-test-payment-created');
-      const listedPayments = await apiCall(base, `/payments?is_test=true&order_id=${orderId}`, {
-        headers: bearer,
-      });
-      expect(listedPayments.status).toBe(200);
-      const payment = ((listedPayments.body?.data ?? []) as Array<{ payment_id: string; status: string }>)[0];
-      expect(payment?.status).toBe('pending');
-      const paymentId = payment?.payment_id ?? '';
-      expect(await created.getByTestId('open-checkout').getAttribute('href')).toContain(`/pay/${paymentId}`);
-
-      // Its page: amounts, deposit address, and the payer simulator (or the API's plain error until it exists).
-      await created.getByRole('link', { name: 'View payment' }).click();
-      await page.getByRole('heading', { name: /^Payment of 25(\.00)? USD$/, level: 1 }).waitFor();
-      await page.getByText('Nothing has arrived at the deposit address yet.').waitFor();
-      await screenshot(page, '16-payment-pending');
-      await page.getByRole('button', { name: 'Pay in full' }).click();
-      const simulated = await waitFor('the simulation or an error', async () => {
+      const creation = await waitFor('the created payment or an error', async () => {
+        if ((await created.count()) > 0) return 'created';
         if ((await page.getByText('Not available on this server yet').count()) > 0) return 'unavailable';
-        if ((await page.getByTestId('toast').filter({ hasText: 'Simulated' }).count()) > 0)
-          return 'simulated';
         return undefined;
       });
-      if (simulated === 'simulated') {
-        // The page follows the payment to completed without a reload, with its event and delivery.
-        await page.locator('.page-header [data-status="completed"]').waitFor({ timeout: 60_000 });
-        await page.getByTestId('timeline').getByText('payment.confirmed').waitFor({ timeout: 30_000 });
-        const confirmed = page.getByTestId('timeline').locator('li').filter({ hasText: 'payment.confirmed' });
-        await confirmed.getByRole('button', { name: 'Show deliveries' }).click();
-        await confirmed
-          .locator('[data-testid="deliveries"] [data-status="succeeded"]')
-          .waitFor({ timeout: 30_000 });
-      }
-      await screenshot(page, '17-payment-detail');
+      if (creation === 'unavailable') await screenshot(page, '15-test-payment-unavailable');
+      else {
+        await screenshot(page, '15-test-payment-created');
+        const listedPayments = await apiCall(base, `/payments?is_test=true&order_id=${orderId}`, {
+          headers: bearer,
+        });
+        expect(listedPayments.status).toBe(200);
+        const payment = (
+          (listedPayments.body?.data ?? []) as Array<{ payment_id: string; status: string }>
+        )[0];
+        expect(payment?.status).toBe('pending');
+        const paymentId = payment?.payment_id ?? '';
+        expect(await created.getByTestId('open-checkout').getAttribute('href')).toContain(
+          `/pay/${paymentId}`,
+        );
 
-      // The list finds it by order id and by status filter; a payment id opens it directly.
-      await nav(page, 'Payments');
-      await page.locator('[data-testid="payments"] tbody tr').first().waitFor();
-      await page.getByLabel('Payment ID or order ID').fill(orderId);
-      await page.getByRole('button', { name: 'Search' }).click();
-      await poll(() => page.locator('[data-testid="payments"] tbody tr').count()).toBe(1);
-      await page.getByLabel('Status').selectOption('expired');
-      await page.getByText('No payments match').waitFor();
-      await page.getByRole('button', { name: 'Clear' }).click();
-      await page.locator('[data-testid="payments"] tbody tr').first().waitFor();
-      await screenshot(page, '18-payments-list');
-      await page.getByLabel('Payment ID or order ID').fill(paymentId);
-      await page.getByRole('button', { name: 'Search' }).click();
-      await page.getByRole('heading', { name: /^Payment of 25(\.00)? USD$/, level: 1 }).waitFor();
+        // Its page: amounts, deposit address, and the payer simulator (or the API's plain error until it exists).
+        await created.getByRole('link', { name: 'View payment' }).click();
+        await page.getByRole('heading', { name: /^Payment of 25(\.00)? USD$/, level: 1 }).waitFor();
+        await page.getByText('Nothing has arrived at the deposit address yet.').waitFor();
+        await screenshot(page, '16-payment-pending');
+        await page.getByRole('button', { name: 'Pay in full' }).click();
+        const simulated = await waitFor('the simulation or an error', async () => {
+          if ((await page.getByText('Not available on this server yet').count()) > 0) return 'unavailable';
+          if ((await page.getByTestId('toast').filter({ hasText: 'Simulated' }).count()) > 0)
+            return 'simulated';
+          return undefined;
+        });
+        if (simulated === 'simulated') {
+          // The page follows the payment to completed without a reload, with its event and delivery.
+          await page.locator('.page-header [data-status="completed"]').waitFor({ timeout: 60_000 });
+          await page.getByTestId('timeline').getByText('payment.confirmed').waitFor({ timeout: 30_000 });
+          const confirmed = page
+            .getByTestId('timeline')
+            .locator('li')
+            .filter({ hasText: 'payment.confirmed' });
+          await confirmed.getByRole('button', { name: 'Show deliveries' }).click();
+          await confirmed
+            .locator('[data-testid="deliveries"] [data-status="succeeded"]')
+            .waitFor({ timeout: 30_000 });
+        }
+        await screenshot(page, '17-payment-detail');
+
+        // The list finds it by order id and by status filter; a payment id opens it directly.
+        await nav(page, 'Payments');
+        await page.locator('[data-testid="payments"] tbody tr').first().waitFor();
+        await page.getByLabel('Payment ID or order ID').fill(orderId);
+        await page.getByRole('button', { name: 'Search' }).click();
+        await poll(() => page.locator('[data-testid="payments"] tbody tr').count()).toBe(1);
+        await page.getByLabel('Status').selectOption('expired');
+        await page.getByText('No payments match').waitFor();
+        await page.getByRole('button', { name: 'Clear' }).click();
+        await page.locator('[data-testid="payments"] tbody tr').first().waitFor();
+        await screenshot(page, '18-payments-list');
+        await page.getByLabel('Payment ID or order ID').fill(paymentId);
+        await page.getByRole('button', { name: 'Search' }).click();
+        await page.getByRole('heading', { name: /^Payment of 25(\.00)? USD$/, level: 1 }).waitFor();
+      }
 
       // Every other page renders: its content, or the API's error in plain words while that API is being built.
 
