@@ -90,6 +90,11 @@ export const envSchema = z.object({
   /** Requests per minute per client IP; 0 turns the limit off. */
   SVC_RATE_LIMIT_PER_IP: nonNegativeInt.default(1200),
   SVC_TRUST_PROXY: booleanFromEnv.default(false),
+  /**
+   * How long a process remembers an authenticated API key; 0 asks the database on every request. Revocation is
+   * immediate in the process that revokes; other processes on the same database may accept the key this long.
+   */
+  SVC_AUTH_CACHE_TTL_MS: nonNegativeInt.max(60_000).default(1000),
   /** Required confirmations per chain over the defaults of GET /v1/chains: `ethereum=6,bitcoin=1`. */
   SVC_CONFIRMATIONS: z
     .string()
@@ -164,6 +169,8 @@ export interface Config {
   rateLimitPerKey: number;
   rateLimitPerIp: number;
   trustProxy: boolean;
+  /** SVC_AUTH_CACHE_TTL_MS: how long an authenticated API key is remembered in this process. */
+  authCacheTtlMs: number;
   /** Confirmation overrides per chain (SVC_CONFIRMATIONS); see requiredConfirmations in modules/chains/registry.ts. */
   confirmations: Partial<Record<ChainId, number>>;
   webhookTimeoutMs: number;
@@ -304,6 +311,7 @@ export function loadConfig(rawEnv: Record<string, string | undefined> = process.
     rateLimitPerKey: values.SVC_RATE_LIMIT_PER_KEY,
     rateLimitPerIp: values.SVC_RATE_LIMIT_PER_IP,
     trustProxy: values.SVC_TRUST_PROXY,
+    authCacheTtlMs: values.SVC_AUTH_CACHE_TTL_MS,
     confirmations: values.SVC_CONFIRMATIONS,
     webhookTimeoutMs: values.SVC_WEBHOOK_TIMEOUT_MS,
     webhookRetryScheduleMs: values.SVC_WEBHOOK_RETRY_SCHEDULE,

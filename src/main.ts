@@ -1,11 +1,11 @@
-import { pino } from 'pino';
 import { buildApp } from './app.ts';
 import { ConfigError, loadConfig } from './config.ts';
 import { openDatabase } from './db/client.ts';
 import { migrateDatabase } from './db/migrate.ts';
 import { systemClock } from './lib/clock.ts';
-import { createConfiguredDeliveryWorker } from './modules/webhooks/jobs.ts';
+import { createLogger } from './logger.ts';
 import { createSettlementJobs } from './modules/settlement/jobs.ts';
+import { createConfiguredDeliveryWorker } from './modules/webhooks/jobs.ts';
 import { buildServices } from './services.ts';
 
 const roles = ['serve', 'api', 'worker', 'migrate'] as const;
@@ -40,13 +40,7 @@ async function main(argv: string[]): Promise<void> {
     throw error;
   }
 
-  const logger = pino({
-    level: config.logLevel,
-    redact: {
-      paths: ['req.headers["x-api-key"]', 'req.headers.authorization', '*.password', '*.signing_secret'],
-      censor: '[redacted]',
-    },
-  });
+  const logger = createLogger(config);
   for (const notice of config.notices) logger.warn(notice);
 
   const database = await openDatabase({

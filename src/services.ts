@@ -39,7 +39,11 @@ export function buildServices({ config, database, clock, checkWebhookUrl, rates 
     jwtSecret: config.jwtSecret,
     jwtTtlSeconds: config.jwtTtlSeconds,
   });
-  const keys = createKeysService({ repo: createKeysRepo(db), clock });
+  const keys = createKeysService({
+    repo: createKeysRepo(db),
+    clock,
+    authCacheTtlMs: config.authCacheTtlMs,
+  });
   const webhookEndpoints = createWebhookEndpointsService({
     repo: createWebhookEndpointsRepo(db),
     clock,

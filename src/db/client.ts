@@ -1,6 +1,6 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { PGlite } from '@electric-sql/pglite';
+import { PGlite, types } from '@electric-sql/pglite';
 import type { ExtractTablesWithRelations, SQL } from 'drizzle-orm';
 import { drizzle as drizzlePg } from 'drizzle-orm/node-postgres';
 import type { PgDatabase, PgQueryResultHKT, PgTransaction } from 'drizzle-orm/pg-core';
@@ -37,9 +37,53 @@ export function fromPool(pool: pg.Pool): Database {
   };
 }
 
+/**
+ * The parsers drizzle passes with every PGlite query: date and time types stay strings (drizzle's columns map them).
+ * PGlite merges per-query parsers into its whole table of ~300 parsers on every query, about 100 µs each time, so
+ * these are installed on the instance once instead (see withoutPerQueryParsers; src/db/client.test.ts checks that
+ * results are the same).
+ */
+const keepAsString = (value: string) => value;
+const drizzleParsers = {
+  [types.TIMESTAMP]: keepAsString,
+  [types.TIMESTAMPTZ]: keepAsString,
+  [types.INTERVAL]: keepAsString,
+  [types.DATE]: keepAsString,
+  1231: keepAsString, // numeric[]
+  1115: keepAsString, // timestamp[]
+  1185: keepAsString, // timestamptz[]
+  1187: keepAsString, // interval[]
+  1182: keepAsString, // date[]
+};
+
+type Queryable = Pick<PGlite, 'query'>;
+
+/** The client (or one of its transactions) as drizzle sees it: queries go without their per-query parsers. */
+function withoutPerQueryParsers<T extends Queryable>(target: T): T {
+  const query: PGlite['query'] = (text, params, options) => {
+    if (options?.parsers === undefined) return target.query(text, params, options);
+    const { parsers: _parsers, ...rest } = options;
+    return target.query(text, params, rest);
+  };
+  return new Proxy(target, {
+    get(object, property) {
+      if (property === 'query') return query;
+      if (property === 'transaction') {
+        const transaction: PGlite['transaction'] = (callback) =>
+          (object as unknown as PGlite).transaction((tx) => callback(withoutPerQueryParsers(tx)));
+        return transaction;
+      }
+      // PGlite keeps its state in private fields, so its methods must run on the real object.
+      const value: unknown = Reflect.get(object, property, object);
+      return typeof value === 'function' ? value.bind(object) : value;
+    },
+  });
+}
+
 export function fromPglite(client: PGlite): Database {
+  Object.assign(client.parsers, drizzleParsers);
   return {
-    db: drizzlePglite({ client, schema }) as unknown as Db,
+    db: drizzlePglite({ client: withoutPerQueryParsers(client), schema }) as unknown as Db,
     kind: 'pglite',
     pglite: client,
     pool: undefined,

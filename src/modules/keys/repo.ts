@@ -1,11 +1,23 @@
-import { and, desc, eq, isNull } from 'drizzle-orm';
+import { and, desc, eq, isNull, sql } from 'drizzle-orm';
 import type { Db } from '../../db/client.ts';
 import { apiKeys, keypairs } from '../../db/schema/index.ts';
 
 export type KeypairRow = typeof keypairs.$inferSelect;
 export type ApiKeyRow = typeof apiKeys.$inferSelect;
 
+/** The lookup behind every API-key authentication, prepared once (see webhooks/repo.ts prepareFind). */
+function prepareFindActiveKey(db: Db) {
+  return db
+    .select({ key: apiKeys })
+    .from(apiKeys)
+    .innerJoin(keypairs, eq(keypairs.id, apiKeys.keypairId))
+    .where(and(eq(apiKeys.keyHash, sql.placeholder('keyHash')), isNull(keypairs.revokedAt)))
+    .limit(1)
+    .prepare('api_keys_find_active_by_hash');
+}
+
 export function createKeysRepo(db: Db) {
+  let findActiveKey: ReturnType<typeof prepareFindActiveKey> | undefined;
   return {
     async insertPair(pair: KeypairRow, keys: ApiKeyRow[]): Promise<void> {
       await db.transaction(async (tx) => {
@@ -48,12 +60,8 @@ export function createKeysRepo(db: Db) {
 
     /** The active key with this hash and its pair, in one query; undefined when unknown or revoked. */
     async findActiveKeyByHash(keyHash: string): Promise<ApiKeyRow | undefined> {
-      const [row] = await db
-        .select({ key: apiKeys })
-        .from(apiKeys)
-        .innerJoin(keypairs, eq(keypairs.id, apiKeys.keypairId))
-        .where(and(eq(apiKeys.keyHash, keyHash), isNull(keypairs.revokedAt)))
-        .limit(1);
+      findActiveKey ??= prepareFindActiveKey(db);
+      const [row] = await findActiveKey.execute({ keyHash });
       return row?.key;
     },
   };

@@ -3,6 +3,7 @@ import type { Clock } from '../../lib/clock.ts';
 import { safeEqual, sha256Hex } from '../../lib/crypto.ts';
 import { AppError } from '../../lib/errors.ts';
 import { newId, randomToken } from '../../lib/ids.ts';
+import { createKeyCache } from './key-cache.ts';
 import type { ApiKeyRow, KeypairRow, KeysRepo } from './repo.ts';
 import type { CreatedKeypairView, KeypairView } from './schemas.ts';
 
@@ -17,6 +18,8 @@ type KeyPrincipal = Extract<Principal, { via: 'api_key' }>;
 export interface KeysDeps {
   repo: KeysRepo;
   clock: Clock;
+  /** How long this process remembers an authenticated key (see key-cache.ts); 0 asks the database every time. */
+  authCacheTtlMs?: number;
 }
 
 function redacted(key: ApiKeyRow | undefined, isTest: boolean) {
@@ -40,7 +43,8 @@ function toView({ pair, keys }: { pair: KeypairRow; keys: ApiKeyRow[] }): Keypai
   };
 }
 
-export function createKeysService({ repo, clock }: KeysDeps) {
+export function createKeysService({ repo, clock, authCacheTtlMs = 0 }: KeysDeps) {
+  const cache = createKeyCache({ ttlMs: authCacheTtlMs });
   return {
     async generate(merchantId: string): Promise<CreatedKeypairView> {
       const now = clock.now();
@@ -71,6 +75,8 @@ export function createKeysService({ repo, clock }: KeysDeps) {
 
     async revoke(merchantId: string, keypairId: string): Promise<KeypairView> {
       await repo.revokePair(merchantId, keypairId, clock.now());
+      // After the revocation is committed, so no lookup can cache the pair as active again.
+      cache.forgetKeypair(keypairId);
       const found = await repo.findPair(merchantId, keypairId);
       if (found === undefined) throw new AppError('not_found', 'No such keypair.', { param: 'id' });
       return toView(found);
@@ -80,17 +86,19 @@ export function createKeysService({ repo, clock }: KeysDeps) {
     async authenticate(fullKey: string): Promise<KeyPrincipal | null> {
       if (!keyPattern.test(fullKey)) return null;
       const keyHash = sha256Hex(fullKey);
-      const key = await repo.findActiveKeyByHash(keyHash);
-      if (key === undefined || !safeEqual(key.keyHash, keyHash)) return null;
-      // The prefix decides the mode, and it must agree with what was stored for this key.
-      if (key.isTest !== fullKey.startsWith(TEST_PREFIX)) return null;
-      return {
-        via: 'api_key',
-        merchantId: key.merchantId,
-        isTest: key.isTest,
-        keypairId: key.keypairId,
-        keyId: key.id,
-      };
+      return cache.resolve(keyHash, async () => {
+        const key = await repo.findActiveKeyByHash(keyHash);
+        if (key === undefined || !safeEqual(key.keyHash, keyHash)) return null;
+        // The prefix decides the mode, and it must agree with what was stored for this key.
+        if (key.isTest !== fullKey.startsWith(TEST_PREFIX)) return null;
+        return {
+          via: 'api_key',
+          merchantId: key.merchantId,
+          isTest: key.isTest,
+          keypairId: key.keypairId,
+          keyId: key.id,
+        };
+      });
     },
   };
 }

@@ -1,4 +1,4 @@
-import { and, desc, eq, isNull, type SQL } from 'drizzle-orm';
+import { and, desc, eq, isNull, type SQL, sql } from 'drizzle-orm';
 import type { Db } from '../../db/client.ts';
 import { webhookEndpoints } from '../../db/schema/index.ts';
 
@@ -12,7 +12,29 @@ function scope(merchantId: string, isTest: boolean | undefined): SQL | undefined
   );
 }
 
+/**
+ * The lookup behind every read of one endpoint, as a prepared statement: built once (drizzle's query builder costs
+ * more per call than PostgreSQL takes to answer a primary-key SELECT), and on PostgreSQL parsed once per connection.
+ */
+function prepareFind(db: Db, inMode: boolean) {
+  return db
+    .select()
+    .from(webhookEndpoints)
+    .where(
+      and(
+        eq(webhookEndpoints.id, sql.placeholder('id')),
+        eq(webhookEndpoints.merchantId, sql.placeholder('merchantId')),
+        isNull(webhookEndpoints.deletedAt),
+        inMode ? eq(webhookEndpoints.isTest, sql.placeholder('isTest')) : undefined,
+      ),
+    )
+    .limit(1)
+    .prepare(inMode ? 'webhook_endpoints_find_in_mode' : 'webhook_endpoints_find');
+}
+
 export function createWebhookEndpointsRepo(db: Db) {
+  let findInMode: ReturnType<typeof prepareFind> | undefined;
+  let findAnyMode: ReturnType<typeof prepareFind> | undefined;
   return {
     async insert(row: WebhookEndpointRow): Promise<void> {
       await db.insert(webhookEndpoints).values(row);
@@ -23,11 +45,13 @@ export function createWebhookEndpointsRepo(db: Db) {
       isTest: boolean | undefined,
       id: string,
     ): Promise<WebhookEndpointRow | undefined> {
-      const [row] = await db
-        .select()
-        .from(webhookEndpoints)
-        .where(and(eq(webhookEndpoints.id, id), scope(merchantId, isTest)))
-        .limit(1);
+      if (isTest === undefined) {
+        findAnyMode ??= prepareFind(db, false);
+        const [row] = await findAnyMode.execute({ id, merchantId });
+        return row;
+      }
+      findInMode ??= prepareFind(db, true);
+      const [row] = await findInMode.execute({ id, merchantId, isTest });
       return row;
     },
 

@@ -1,0 +1,124 @@
+/**
+ * Child process of the `webhooks-get` scenario: the real app (buildApp + buildServices, real x-api-key auth, the
+ * production logger writing to /dev/null) and a bare Fastify route doing one primary-key SELECT, both in this one
+ * process on the same database handle, each on its own port. The parent loads them one after the other.
+ */
+import { randomBytes } from 'node:crypto';
+import { tmpdir } from 'node:os';
+import { generateMnemonic } from '@scure/bip39';
+import { wordlist } from '@scure/bip39/wordlists/english.js';
+import Fastify from 'fastify';
+import { destination } from 'pino';
+import { buildApp } from '../../../src/app.ts';
+import { loadConfig } from '../../../src/config.ts';
+import { openDatabase } from '../../../src/db/client.ts';
+import { migrateDatabase } from '../../../src/db/migrate.ts';
+import { systemClock } from '../../../src/lib/clock.ts';
+import { createLogger } from '../../../src/logger.ts';
+import { buildServices } from '../../../src/services.ts';
+import { reportError, reportReady, serveCpuUsage } from '../lib/child.ts';
+
+export interface WebhooksGetTarget {
+  kind: 'pglite' | 'postgres';
+  /** PGlite's data directory, or the PostgreSQL URL. */
+  location: string;
+}
+
+export interface WebhooksGetReady {
+  ours: { url: string; headers: Record<string, string> };
+  bare: { url: string };
+}
+
+async function main(): Promise<void> {
+  const target = JSON.parse(process.env.BENCH_TARGET ?? '{}') as WebhooksGetTarget;
+  const config = loadConfig({
+    NODE_ENV: 'production',
+    HOST: '127.0.0.1',
+    PORT: '0',
+    LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'info',
+    SVC_RATE_LIMIT_PER_KEY: '0',
+    SVC_RATE_LIMIT_PER_IP: '0',
+    ...(target.kind === 'pglite'
+      ? { SVC_DATA_DIR: target.location }
+      : {
+          DATABASE_URL: target.location,
+          SVC_DATA_DIR: tmpdir(),
+          SVC_MASTER_KEY: randomBytes(32).toString('base64'),
+          SVC_JWT_SECRET: randomBytes(32).toString('hex'),
+          SVC_TEST_MNEMONIC: generateMnemonic(wordlist, 256),
+        }),
+  });
+  // Requests are logged as in production (level info), into /dev/null so the terminal stays readable.
+  const logger = createLogger(config, destination({ dest: '/dev/null', sync: false }));
+  const database = await openDatabase({
+    databaseUrl: config.databaseUrl,
+    dataDir: config.dataDir,
+    poolSize: config.databasePoolSize,
+  });
+  await migrateDatabase(database);
+  // The URL check resolves names over the network; the registered URL does not matter to a GET.
+  const services = buildServices({ config, database, clock: systemClock, checkWebhookUrl: async () => {} });
+  const app = await buildApp({ config, database, services, logger });
+  const oursBase = await app.listen({ host: '127.0.0.1', port: 0 });
+
+  const call = async (
+    path: string,
+    init: { method?: string; headers?: Record<string, string>; body?: unknown },
+  ) => {
+    const response = await fetch(`${oursBase}${path}`, {
+      method: init.method ?? 'POST',
+      headers: { 'content-type': 'application/json', ...init.headers },
+      ...(init.body === undefined ? {} : { body: JSON.stringify(init.body) }),
+    });
+    const body = (await response.json()) as Record<string, unknown>;
+    if (!response.ok) throw new Error(`${path}: ${response.status} ${JSON.stringify(body)}`);
+    return body;
+  };
+  const signup = (await call('/v1/auth/signup', {
+    body: {
+      email: `bench-${randomBytes(6).toString('hex')}@example.com`,
+      password: 'bench horse battery staple',
+    },
+  })) as { token: string };
+  const pair = (await call('/v1/keypairs', { headers: { authorization: `Bearer ${signup.token}` } })) as {
+    test: { full_key: string };
+  };
+  const endpoint = (await call('/v1/webhooks', {
+    headers: { 'x-api-key': pair.test.full_key },
+    body: { url: 'https://example.com/bench-hook' },
+  })) as { id: string };
+
+  // The baseline: no auth, no validation, no logging, the driver's own query; one primary-key SELECT, on PostgreSQL
+  // as a named prepared statement (parsed once per connection), the fastest way the driver offers.
+  const bare = Fastify({ logger: false });
+  const selectById = 'select * from webhook_endpoints where id = $1';
+  bare.get<{ Params: { id: string } }>('/bare/webhooks/:id', async (request, reply) => {
+    const { rows } =
+      database.pglite !== undefined
+        ? await database.pglite.query(selectById, [request.params.id])
+        : await database.pool!.query({ name: 'bare_select', text: selectById, values: [request.params.id] });
+    if (rows.length === 0) return reply.status(404).send({ error: 'not found' });
+    return rows[0];
+  });
+  const bareBase = await bare.listen({ host: '127.0.0.1', port: 0 });
+
+  const stop = async () => {
+    await bare.close();
+    await app.close();
+    await database.close();
+    process.exit(0);
+  };
+  process.once('SIGTERM', () => void stop());
+  process.once('disconnect', () => void stop());
+
+  serveCpuUsage();
+  reportReady<WebhooksGetReady>({
+    ours: { url: `${oursBase}/v1/webhooks/${endpoint.id}`, headers: { 'x-api-key': pair.test.full_key } },
+    bare: { url: `${bareBase}/bare/webhooks/${endpoint.id}` },
+  });
+}
+
+main().catch((error: unknown) => {
+  reportError(error);
+  process.exit(1);
+});
