@@ -6,6 +6,7 @@ import { type EvmTestChain, setUpEvmChain } from '../../../../test/support/evm.t
 import { testMnemonic } from '../../../../test/support/harness.ts';
 import { createAddressDeriver } from '../derivation.ts';
 import { type BundleStore, createEvmAdapter, type EvmAdapter } from './adapter.ts';
+import { reconcileIndex } from './reconcile.ts';
 import type { EvmChainSettings, EvmSettings } from './settings.ts';
 
 /**
@@ -149,6 +150,44 @@ describe('EVM adapter against anvil', () => {
     if (block === null) throw new Error('block missing');
     expect(await viaTrace.transfers(block, new Set([target.toLowerCase()]))).toEqual([
       { txHash: hash, outputIndex: -2, to: target, asset: 'ETH', amount: 777n },
+    ]);
+  });
+
+  it('without trace APIs, finds a contract payment by balance reconciliation, and counts a direct one once', async () => {
+    const reconciling = createEvmAdapter({
+      settings: settings(anvil.url, { trace: 'reconcile' }),
+      shared: { ...shared, reconcileEveryBlocks: 1 },
+      requiredConfirmations: 2,
+      deriver,
+      logger,
+      bundles,
+    });
+    const target = address(20);
+    const watched = new Set([target.toLowerCase()]);
+    const head = await reconciling.head();
+    if (head === null) throw new Error('no head');
+    expect(await reconciling.transfers(head, watched)).toEqual([]);
+    const internal = await chain.forwardEth(target, 555n);
+    const direct = await chain.sendEth(target, 1000n);
+    await chain.publicClient.waitForTransactionReceipt({ hash: direct, pollingInterval: 20 });
+    const latest = Number(await chain.publicClient.getBlockNumber());
+    const found = [];
+    for (let n = head.number + 1; n <= latest; n++) {
+      const block = await reconciling.block(n);
+      if (block === null) throw new Error('block missing');
+      found.push(...(await reconciling.transfers(block, watched)).map((t) => ({ ...t, block: block.hash })));
+    }
+    const internalReceipt = await chain.publicClient.getTransactionReceipt({ hash: internal });
+    expect(found).toEqual([
+      {
+        txHash: internalReceipt.blockHash,
+        outputIndex: reconcileIndex(target.toLowerCase()),
+        to: target,
+        asset: 'ETH',
+        amount: 555n,
+        block: internalReceipt.blockHash,
+      },
+      expect.objectContaining({ txHash: direct, outputIndex: -1, amount: 1000n }),
     ]);
   });
 

@@ -13,6 +13,7 @@ import type {
 } from '../adapter.ts';
 import { type AddressDeriver, MAX_DERIVATION_INDEX } from '../derivation.ts';
 import { type ChainId, contractOf, getAsset, getChain, networkOf } from '../registry.ts';
+import { createReconciler, type Reconciler } from './reconcile.ts';
 import { evmRepo } from './repo.ts';
 import { createEvmRpc, type EvmRpc } from './rpc.ts';
 import {
@@ -23,6 +24,7 @@ import {
   inBlockOrder,
   internalFromCallTrace,
   internalFromParityTraces,
+  NATIVE_TOP_LEVEL_INDEX,
   nativeCandidates,
   type ParityTrace,
   type RpcBlock,
@@ -112,7 +114,7 @@ interface Bundle {
 const hex = (n: number | bigint): Hex => `0x${n.toString(16)}`;
 const BLOCK_CACHE = 32;
 const RECONCILE_WARNING =
-  'node has neither debug_traceBlockByHash nor trace_block: ether sent to deposit addresses by contracts (internal transfers) is not seen';
+  'node has neither debug_traceBlockByHash nor trace_block: ether sent to deposit addresses by contracts (internal transfers) is found by balance reconciliation only';
 
 function bundleStoreOf(db: Db | undefined, chain: ChainId, isTest: boolean): BundleStore {
   if (db === undefined) throw new Error('createEvmAdapter needs `db` or `bundles`');
@@ -177,6 +179,8 @@ export function createEvmAdapter(deps: EvmAdapterDeps): EvmAdapter {
           ? 'none'
           : undefined;
   let chainIdProblem: string | null = null;
+  /** Set once probing finds no trace API (or TRACE=reconcile): then balances are reconciled instead. */
+  let reconciler: Reconciler | null = null;
   let lastHead: { number: number; timestamp: Date; seenAt: Date } | null = null;
   const blocks = new Map<string, RpcBlock>();
   const dustLog: Array<{ address: string; asset: string; amount: bigint; at: Date }> = [];
@@ -211,7 +215,6 @@ export function createEvmAdapter(deps: EvmAdapterDeps): EvmAdapter {
         traceMode = 'trace';
       } catch {
         traceMode = 'none';
-        logger.warn(RECONCILE_WARNING);
       }
     }
     logger.info({ traceMode }, 'EVM node tracing');
@@ -233,6 +236,23 @@ export function createEvmAdapter(deps: EvmAdapterDeps): EvmAdapter {
     started ??= (async () => {
       await ensureChainId();
       await probeTrace();
+      if (traceMode === 'none' && reconciler === null) {
+        logger.warn({ everyBlocks: shared.reconcileEveryBlocks }, RECONCILE_WARNING);
+        reconciler = createReconciler({
+          every: shared.reconcileEveryBlocks,
+          confirmations: () => confirmations,
+          asset: nativeCode,
+          balances: (addresses, blockHash) =>
+            Promise.all(
+              addresses.map(async (address) =>
+                BigInt(await rpc.request<string>('eth_getBalance', [address, { blockHash }])),
+              ),
+            ),
+          hashAt: async (number) =>
+            (await rpc.request<RpcBlock | null>('eth_getBlockByNumber', [hex(number), false]))?.hash ?? null,
+          logger,
+        });
+      }
     })().catch((error: unknown) => {
       started = null;
       throw error;
@@ -444,10 +464,14 @@ export function createEvmAdapter(deps: EvmAdapterDeps): EvmAdapter {
       ]);
       const native = nativeCandidates(block, watched, nativeCode);
       const ether = [...native, ...internal];
+      // Without traces, the sweeps leaving watched addresses are needed too (balance reconciliation).
+      const outgoing =
+        reconciler === null ? [] : block.transactions.filter((tx) => watched.has(tx.from.toLowerCase()));
       // Ether counts only from transactions that succeeded in this very block.
-      const hashes = [...new Set(ether.map((f) => f.txHash))];
+      const hashes = [...new Set([...ether.map((f) => f.txHash), ...outgoing.map((tx) => tx.hash)])];
       const receipts = await Promise.all(hashes.map((h) => receipt(h)));
       const ok = new Set<string>();
+      const byHash = new Map<string, RpcReceipt>();
       receipts.forEach((r, i) => {
         const h = hashes[i];
         if (r === null || h === undefined)
@@ -457,12 +481,33 @@ export function createEvmAdapter(deps: EvmAdapterDeps): EvmAdapter {
             `Receipt of ${h} is in another block than ${block.hash}; rescanning after the reorg`,
           );
         }
+        byHash.set(h, r);
         if (r.status === '0x1') ok.add(h);
       });
+      // Gas top-ups from our own gas wallet are not payments.
+      const fromOf = new Map(block.transactions.map((tx) => [tx.hash, tx.from.toLowerCase()]));
+      const gasFrom = gasAccount.address.toLowerCase();
       const found = [
-        ...ether.filter((f) => ok.has(f.txHash)),
+        ...ether.filter(
+          (f) =>
+            ok.has(f.txHash) &&
+            !(f.outputIndex === NATIVE_TOP_LEVEL_INDEX && fromOf.get(f.txHash) === gasFrom),
+        ),
         ...tokenTransfers(logs, block.hash, watched, assetByContract),
       ];
+      if (reconciler !== null) {
+        const deltas = new Map<string, bigint>();
+        const add = (address: string, amount: bigint) =>
+          deltas.set(address, (deltas.get(address) ?? 0n) + amount);
+        for (const f of native) if (ok.has(f.txHash)) add(f.to.toLowerCase(), f.amount);
+        for (const tx of outgoing) {
+          const r = byHash.get(tx.hash);
+          const fee = BigInt(r?.gasUsed ?? '0x0') * BigInt(r?.effectiveGasPrice ?? '0x0');
+          add(tx.from.toLowerCase(), -(fee + (ok.has(tx.hash) ? BigInt(tx.value) : 0n)));
+        }
+        reconciler.record(ref.number, ref.hash, deltas);
+        found.push(...(await reconciler.reconcile(ref, watched)));
+      }
       // EIP-55 form whatever the node or a log topic gave (traces and topics are lower-case).
       return inBlockOrder(found).map(({ txIndex: _txIndex, ...transfer }) => ({
         ...transfer,
@@ -647,7 +692,6 @@ export function createEvmAdapter(deps: EvmAdapterDeps): EvmAdapter {
       if (health.down !== null) {
         return `${name}: ${health.down.reason} since ${health.down.since.toISOString()}`;
       }
-      if (traceMode === 'none') return null;
       const maxAge = shared.maxHeadAgeSeconds ?? Math.max(60, info.blockTimeSeconds * 10);
       if (maxAge > 0 && lastHead !== null) {
         const age = (lastHead.seenAt.getTime() - lastHead.timestamp.getTime()) / 1000;

@@ -19,6 +19,7 @@ export const internalIndex = (k: number): number => -(2 + k);
 
 export interface RpcTransaction {
   hash: string;
+  from: string;
   to: string | null;
   value: string;
   transactionIndex: string;
@@ -48,6 +49,8 @@ export interface RpcReceipt {
   transactionHash: string;
   blockHash: string;
   status: string;
+  gasUsed?: string;
+  effectiveGasPrice?: string;
 }
 
 /** A callTracer frame (debug_traceBlockByHash / debug_traceTransaction with tracer "callTracer"). */
