@@ -142,6 +142,11 @@ if (!hasChromium) {
       // Generate a keypair: both keys shown once, with copy buttons and the warning.
       await nav(page, 'API keys');
       await page.getByRole('heading', { name: 'API keys', level: 1 }).waitFor();
+      // After navigating, focus is on the new page's heading (screen readers announce it).
+      await poll(() =>
+        page.evaluate('document.activeElement.tagName + ":" + document.activeElement.textContent'),
+      ).toBe('H1:API keys');
+      expect(await page.title()).toBe('API keys · svc');
       await page.getByText('You have no API keys yet').waitFor();
       await screenshot(page, '04-keys-empty');
       await page.getByRole('button', { name: 'Generate keypair' }).click();
@@ -185,15 +190,21 @@ if (!hasChromium) {
       expect(rowText).toContain('Active');
       await screenshot(page, '06-keys-after-reload');
 
-      // Revoke the pair, with a confirmation that names what happens.
-      await row.getByRole('button', { name: /Revoke keypair/ }).click();
+      // Revoke the pair, with a confirmation that names what happens; by keyboard, focus starts on the safe choice.
+      const revokeButton = row.getByRole('button', { name: /Revoke keypair/ });
+      await revokeButton.focus();
+      await page.keyboard.press('Enter');
       const dialog = page.getByRole('dialog', { name: 'Revoke this keypair?' });
       await dialog.waitFor();
       await poll(() => dialog.textContent()).toContain('stop working at once');
+      await poll(() => page.evaluate('document.activeElement.textContent')).toBe('Cancel');
       await screenshot(page, '07-keys-revoke-confirm');
-      // Cancel first: nothing happens.
+      // Cancel first: nothing happens, and focus goes back to the button that opened the dialog.
       await page.keyboard.press('Escape');
       await dialog.waitFor({ state: 'detached' });
+      await poll(() => revokeButton.evaluate((button) => button === button.ownerDocument.activeElement)).toBe(
+        true,
+      );
       expect((await apiCall(base, '/me', { headers: { 'x-api-key': testKey } })).status).toBe(200);
       await row.getByRole('button', { name: /Revoke keypair/ }).click();
       await dialog.getByRole('button', { name: 'Revoke both keys' }).click();
@@ -277,8 +288,24 @@ if (!hasChromium) {
         await first.locator('summary').click();
         await first.getByText('200').first().waitFor();
         await first.getByText('thanks').waitFor();
+        await screenshot(page, '12-webhook-detail');
+
+        // Redeliver it: the receiver gets the same event again, as a new delivery.
+        const received = receiver.received.length;
+        await first.getByRole('button', { name: 'Redeliver' }).click();
+        await waitFor('the redelivery', () => (receiver.received.length > received ? true : undefined));
+        expect(receiver.received.at(-1)?.body).toBe(delivery.body);
+        await poll(async () => {
+          await page.getByRole('button', { name: 'Refresh' }).click();
+          return page.locator('[data-testid="deliveries"] > li').count();
+        }).toBeGreaterThan(1);
+        // Nothing failed, so "redeliver all failed" sends nothing and says so without an error.
+        await page.getByRole('button', { name: 'Redeliver all failed' }).click();
+        await page.getByTestId('toast').filter({ hasText: 'failed delivery' }).waitFor();
+        expect(await page.locator('.notice-error').count()).toBe(0);
+      } else {
+        await screenshot(page, '12-webhook-detail');
       }
-      await screenshot(page, '12-webhook-detail');
 
       // Rotate the secret: a new one, shown once.
       await page.getByRole('button', { name: 'Rotate signing secret' }).click();
@@ -415,6 +442,15 @@ if (!hasChromium) {
       await screenshot(page, '21-webhooks-live-mode');
       await page.getByText('Test mode', { exact: true }).click();
       await card.waitFor();
+
+      // Delete the endpoint, after a confirmation: it is gone from the list and from the API.
+      await card.getByRole('link', { name: 'Deliveries and settings' }).click();
+      await page.getByRole('button', { name: 'Delete endpoint' }).click();
+      const confirmDelete = page.getByRole('dialog', { name: 'Delete this endpoint?' });
+      await confirmDelete.getByRole('button', { name: 'Delete endpoint' }).click();
+      await page.getByRole('heading', { name: 'Webhooks', level: 1 }).waitFor();
+      await page.getByText('No test endpoints yet').waitFor();
+      expect((await apiCall(base, `/webhooks/${endpointId}`, { headers: bearer })).status).toBe(404);
 
       // A phone-sized screen.
       await page.setViewportSize({ width: 390, height: 844 });

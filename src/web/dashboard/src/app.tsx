@@ -1,4 +1,4 @@
-import { useCallback, useEffect, useMemo, useState } from 'preact/hooks';
+import { useCallback, useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { api, onSessionEnd, setToken } from './api.ts';
 import { readMerchant, readSession, type Session } from './model.ts';
 import { AuthPage } from './pages/auth.tsx';
@@ -125,14 +125,19 @@ function Shell({ state }: { state: AppState }) {
     if (path === '/' || path === '/login' || path === '/signup') navigate('/payments', { replace: true });
   }, [path]);
 
-  // After each navigation: a fitting title, and focus on the new page's heading for screen readers and keyboards.
+  // After each navigation: a fitting title, the top of the page, and focus on the new page's heading so screen
+  // readers announce it and the keyboard continues from there. The first load keeps the browser's own focus.
+  const firstRender = useRef(true);
   useEffect(() => {
     setMenuOpen(false);
+    const initial = firstRender.current;
+    firstRender.current = false;
     const timer = window.setTimeout(() => {
       const heading = document.querySelector<HTMLElement>('[data-page-title]');
       document.title = `${heading?.textContent ?? 'Dashboard'} · svc`;
-      if (heading !== null && document.activeElement === document.body)
-        heading.focus({ preventScroll: true });
+      if (initial || heading === null) return;
+      window.scrollTo(0, 0);
+      heading.focus({ preventScroll: true });
     }, 0);
     return () => window.clearTimeout(timer);
   }, [path]);

@@ -60,6 +60,7 @@ export const statusLabels: Record<string, string> = {
   in_flight: 'Sending',
   delivering: 'Sending',
   final: 'Final',
+  seen: 'Confirming',
   reverted: 'Reverted',
 };
 
@@ -94,6 +95,7 @@ export function statusTone(status: string | null): Tone {
     case 'reverted':
       return 'bad';
     case 'confirming':
+    case 'seen':
     case 'in_flight':
     case 'delivering':
       return 'info';

@@ -232,6 +232,11 @@ export function readEvent(value: unknown): PaymentEvent {
 
 export interface Deposit {
   txHash: string | null;
+  explorerUrl: string | null;
+  /** A test-mode deposit on the built-in simulated chain: on no public explorer. */
+  simulated: boolean;
+  /** False for a deposit in another asset, which does not count towards the amount received. */
+  counted: boolean;
   amountNative: string | null;
   blockNumber: string | null;
   confirmations: number | null;
@@ -246,6 +251,9 @@ export function readDeposit(value: unknown): Deposit {
   const reverted = flag(source, 'reverted', 'is_reverted');
   return {
     txHash: text(source, 'tx_hash', 'hash', 'txid'),
+    explorerUrl: text(source, 'explorer_url'),
+    simulated: flag(source, 'simulated') ?? false,
+    counted: flag(source, 'counted') ?? true,
     amountNative: text(source, 'amount_native', 'amount'),
     blockNumber: text(source, 'block_number', 'block_height', 'block'),
     confirmations: integer(source, 'confirmations'),

@@ -50,14 +50,18 @@ function Hash({
   isTest,
   hash,
   chains,
+  explorerUrl = null,
+  simulated = false,
 }: {
   chain: string | null;
   isTest: boolean;
   hash: string | null;
   chains: ChainInfo[] | undefined;
+  explorerUrl?: string | null;
+  simulated?: boolean;
 }) {
   if (hash === null) return <span class="muted">—</span>;
-  const url = txUrl(chain, isTest, hash, chains);
+  const url = simulated ? null : (explorerUrl ?? txUrl(chain, isTest, hash, chains));
   return (
     <span class="copy-inline">
       {url !== null ? (
@@ -68,6 +72,7 @@ function Hash({
         <code title={hash}>{shorten(hash, 12, 8)}</code>
       )}
       <CopyButton value={hash} what="transaction hash" />
+      {simulated && <span class="badge">Simulated</span>}
     </span>
   );
 }
@@ -260,6 +265,7 @@ export function PaymentDetailPage({ id }: { id: string }) {
     );
   }
 
+  const simulatedChain = payment.deposits.some((deposit) => deposit.simulated);
   const addressLink = addressUrl(payment.chain, payment.isTest, payment.address, chains);
   const network =
     chains?.find((known) => known.id === payment.chain)?.[payment.isTest ? 'test' : 'live']?.name ?? null;
@@ -372,8 +378,10 @@ export function PaymentDetailPage({ id }: { id: string }) {
 
       <section class="card" aria-labelledby="deposits-title">
         <h2 id="deposits-title">Deposits</h2>
-        {payment.isTest && payment.deposits.length > 0 && (
-          <p class="muted small">Simulated test transactions do not appear on public block explorers.</p>
+        {simulatedChain && (
+          <p class="muted small">
+            These are simulated test transactions: they appear on no public block explorer.
+          </p>
         )}
         {payment.deposits.length === 0 ? (
           <p class="muted">
@@ -402,7 +410,10 @@ export function PaymentDetailPage({ id }: { id: string }) {
                         isTest={payment.isTest}
                         hash={deposit.txHash}
                         chains={chains}
+                        explorerUrl={deposit.explorerUrl}
+                        simulated={deposit.simulated}
                       />
+                      {!deposit.counted && <p class="muted small">Another asset: not counted as payment.</p>}
                     </td>
                     <td>{formatAmount(deposit.amountNative, payment.asset)}</td>
                     <td>{deposit.blockNumber ?? '—'}</td>
@@ -438,6 +449,7 @@ export function PaymentDetailPage({ id }: { id: string }) {
                 isTest={payment.isTest}
                 hash={payment.forwardTxHash}
                 chains={chains}
+                simulated={simulatedChain}
               />
             </Fact>
             <Fact label="Forwarded">
