@@ -68,7 +68,7 @@ function units(decimal: string, decimals: number): bigint {
   );
 }
 
-describe('live EVM payments through the running program against anvil', () => {
+describe('live EVM payments through the running program against anvil', { timeout: 120_000 }, () => {
   let anvil: Anvil;
   let chain: EvmTestChain;
   let proxy: TcpProxy;
@@ -246,7 +246,7 @@ describe('live EVM payments through the running program against anvil', () => {
 
   /** The forward is final and the payout holds exactly what was received less the fee charged to the payment. */
   async function expectSwept(m: Merchant, p: Payment, asset: 'ETH' | 'USDC', alreadyAtPayout = 0n) {
-    const done = await until(m.liveKey, p.payment_id, 'forwarded', (x) => x.forwarded_at !== null, 30_000);
+    const done = await until(m.liveKey, p.payment_id, 'forwarded', (x) => x.forwarded_at !== null, 60_000);
     expect(done.forward_tx_hash).toMatch(/^0x[0-9a-f]{64}$/);
     expect(eventTypes(done)).toContain('payment.completed');
     const received = units(done.received_amount_native, asset === 'ETH' ? 18 : 6);
