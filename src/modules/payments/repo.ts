@@ -154,7 +154,7 @@ export function createPaymentsRepo(db: Db) {
       return tx
         .select()
         .from(payments)
-        .where(inArray(payments.id, ids))
+        .where(sql`${payments.id} = any(${pgArray(ids)}::uuid[])`)
         .orderBy(asc(payments.id))
         .for('update');
     },

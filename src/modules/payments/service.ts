@@ -48,7 +48,7 @@ export interface PaymentsDeps {
   /** Confirmations a deposit of this chain and mode needs (settlement/confirmations.ts). */
   confirmationsOf: ConfirmationsOf;
   /** The outbox: every status change writes its events in the same transaction. */
-  events: Pick<EventsService, 'recordPaymentEvent' | 'listEvents'>;
+  events: Pick<EventsService, 'recordPaymentEvent' | 'recordPaymentEvents' | 'listEvents'>;
   settings: Pick<SettingsService, 'tolerancesFor' | 'defaultWindowSeconds' | 'payoutWallet'>;
   /** What settlement recorded about deposits and chain heights (read only). */
   deposits: Pick<
@@ -257,7 +257,6 @@ export function createPaymentsService(deps: PaymentsDeps) {
    * deposit hash, and records each event through the outbox. Returns how many statuses changed and events were written.
    */
   async function settle(tx: Db, ids: string[], now: Date): Promise<{ transitions: number; events: number }> {
-    const T0 = performance.now();
     const rows = await repo.lockForSettlement(tx, [...new Set(ids)]);
     if (rows.length === 0) return { transitions: 0, events: 0 };
     const [facts, tolerances] = await Promise.all([
@@ -319,15 +318,8 @@ export function createPaymentsService(deps: PaymentsDeps) {
         });
       }
     }
-    const T1 = performance.now();
     await repo.applySettlement(tx, updates, now);
-    const T2 = performance.now();
-    for (const event of events) await deps.events.recordPaymentEvent(tx, event);
-    const T3 = performance.now();
-    if (rows.length > 100)
-      process.stderr.write(
-        `settle: prep ${Math.round(T1 - T0)} apply ${Math.round(T2 - T1)} events ${Math.round(T3 - T2)}\n`,
-      );
+    await deps.events.recordPaymentEvents(tx, events);
     return { transitions, events: events.length };
   }
 

@@ -38,23 +38,29 @@ export const settlementRepo = {
   async upsertDeposits(tx: Db, rows: DepositRow[]): Promise<string[]> {
     const paymentIds: string[] = [];
     for (let start = 0; start < rows.length; start += INSERT_CHUNK) {
-      const written = await tx
-        .insert(deposits)
-        .values(rows.slice(start, start + INSERT_CHUNK))
-        .onConflictDoUpdate({
-          target: [deposits.chain, deposits.isTest, deposits.txHash, deposits.outputIndex],
-          set: {
-            state: 'seen',
-            blockNumber: sql`excluded.block_number`,
-            blockHash: sql`excluded.block_hash`,
-            blockTime: sql`excluded.block_time`,
-            seenAt: sql`excluded.seen_at`,
-            revertedAt: null,
-          },
-          setWhere: sql`${deposits.state} = 'reverted'`,
-        })
-        .returning({ paymentId: deposits.paymentId });
-      for (const row of written) paymentIds.push(row.paymentId);
+      const chunk = rows.slice(start, start + INSERT_CHUNK);
+      const column = (pick: (row: DepositRow) => string | number | boolean) => pgArray(chunk.map(pick));
+      // One bind value per column (unnest), not one per cell: a block of 1,000 deposits is one short statement.
+      const written = await queryRows<{ payment_id: string }>(
+        tx,
+        sql`insert into deposits (id, payment_id, chain, is_test, tx_hash, output_index, address, asset, amount,
+                                  block_number, block_hash, block_time, state, simulated, seen_at)
+            select * from unnest(${column((r) => r.id)}::text[], ${column((r) => r.paymentId)}::uuid[],
+                                 ${column((r) => r.chain)}::text[], ${column((r) => r.isTest)}::boolean[],
+                                 ${column((r) => r.txHash)}::text[], ${column((r) => r.outputIndex)}::integer[],
+                                 ${column((r) => r.address)}::text[], ${column((r) => r.asset)}::text[],
+                                 ${column((r) => r.amount)}::numeric[], ${column((r) => r.blockNumber)}::bigint[],
+                                 ${column((r) => r.blockHash)}::text[],
+                                 ${column((r) => r.blockTime.toISOString())}::timestamptz[],
+                                 ${column((r) => r.state)}::text[], ${column((r) => r.simulated)}::boolean[],
+                                 ${column((r) => r.seenAt.toISOString())}::timestamptz[])
+            on conflict (chain, is_test, tx_hash, output_index) do update
+              set state = 'seen', block_number = excluded.block_number, block_hash = excluded.block_hash,
+                  block_time = excluded.block_time, seen_at = excluded.seen_at, reverted_at = null
+              where deposits.state = 'reverted'
+            returning payment_id`,
+      );
+      for (const row of written) paymentIds.push(row.payment_id);
     }
     return paymentIds;
   },

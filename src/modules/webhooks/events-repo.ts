@@ -1,5 +1,6 @@
 import { and, asc, desc, eq, inArray, lt, or, type SQL, sql } from 'drizzle-orm';
 import type { AnyPgColumn } from 'drizzle-orm/pg-core';
+import { pgArray } from '../../db/arrays.ts';
 import { type Db, queryRows } from '../../db/client.ts';
 import { events, webhookAttempts, webhookDeliveries } from '../../db/schema/index.ts';
 
@@ -63,6 +64,49 @@ export const eventsRepo = {
         select pg_notify(${DELIVERY_CHANNEL}, '') from deliveries
       )
       select count(*) as deliveries from notified`,
+    );
+    return Number(row?.deliveries ?? 0);
+  },
+
+  /**
+   * `insertEventWithDeliveries` for many events in one statement (the settlement writes a block's worth of events in
+   * its transaction): the events, one delivery per receiving endpoint of each event's merchant and mode (the same
+   * delivery ids as the single form), and one wake-up for the workers. Returns the number of deliveries.
+   */
+  async insertEventsWithDeliveries(db: Db, rows: EventRow[]): Promise<number> {
+    if (rows.length === 0) return 0;
+    const created = rows[0]?.createdAt.toISOString() ?? new Date().toISOString();
+    const column = <T extends string | boolean>(pick: (row: EventRow) => T) => pgArray(rows.map(pick));
+    const [row] = await queryRows<{ deliveries: string | number }>(
+      db,
+      sql`
+      with input as (
+        select * from unnest(${column((r) => r.id)}::text[], ${column((r) => r.merchantId)}::text[],
+                             ${column((r) => r.isTest)}::boolean[], ${column((r) => r.type)}::text[],
+                             ${column((r) => r.paymentId)}::text[], ${column((r) => r.body)}::text[],
+                             ${column((r) => r.sample)}::boolean[],
+                             ${column((r) => r.occurredAt.toISOString())}::timestamptz[])
+          as t(id, merchant_id, is_test, type, payment_id, body, sample, occurred_at)
+      ), event as (
+        insert into events (id, merchant_id, is_test, type, payment_id, body, sample, occurred_at, created_at)
+        select id, merchant_id, is_test, type, payment_id, body, sample, occurred_at, ${created}::timestamptz
+        from input
+        returning id, merchant_id, is_test
+      ), deliveries as (
+        insert into webhook_deliveries
+          (id, event_id, endpoint_id, merchant_id, is_test, status, attempt_count, next_attempt_at, created_at, updated_at)
+        select 'del_' || substr(md5(event.id || ':' || e.id), 1, 20), event.id, e.id, event.merchant_id, event.is_test,
+          'pending', 0, ${created}::timestamptz, ${created}::timestamptz, ${created}::timestamptz
+        from event
+        join webhook_endpoints e on e.merchant_id = event.merchant_id and e.is_test = event.is_test
+                                and e.enabled and e.deleted_at is null
+        returning 1
+      ), counted as (
+        select count(*) as deliveries from deliveries
+      ), notified as (
+        select pg_notify(${DELIVERY_CHANNEL}, '') from counted where deliveries > 0
+      )
+      select deliveries, (select count(*) from notified) as notified from counted`,
     );
     return Number(row?.deliveries ?? 0);
   },

@@ -149,6 +149,18 @@ export function createEventsService({ db, repo, clock, endpoints }: EventsDeps) 
       return { eventId: event.id };
     },
 
+    /**
+     * `recordPaymentEvent` for several events at once, in one statement inside `tx` (same rows, same deliveries):
+     * for a transaction that changes many payments together, such as a block of deposits.
+     */
+    async recordPaymentEvents(tx: Db, inputs: RecordPaymentEventInput[]): Promise<{ eventIds: string[] }> {
+      const rows = inputs.map((input) => eventRow(input, false));
+      for (let start = 0; start < rows.length; start += 5000) {
+        await repo.insertEventsWithDeliveries(tx, rows.slice(start, start + 5000));
+      }
+      return { eventIds: rows.map((row) => row.id) };
+    },
+
     async listEvents(
       principal: Principal,
       query: {

@@ -1,0 +1,90 @@
+import { fileURLToPath } from 'node:url';
+import { startChild } from '../lib/child.ts';
+import { benchDatabases } from '../lib/databases.ts';
+import { defineScenario, type Measurement, measurement } from '../lib/scenario.ts';
+import { median, round } from '../lib/stats.ts';
+import type { WatcherRunReady } from '../servers/watcher-run.ts';
+
+const child = fileURLToPath(new URL('../servers/watcher-run.ts', import.meta.url));
+
+/** Goals of issue 6, absolute: they are the "baseline" column of their rows. */
+const GOAL_TRANSITIONS_PER_SECOND = 2000;
+const GOAL_RSS_GROWTH_MB = 200;
+
+/**
+ * The watcher with 100,000 open payments: time to match a block of 1,000 deposits to payments and commit their
+ * transitions (deposits, cursor, finality, state machine, payment.confirmed events with their deliveries, one
+ * transaction), as transitions/s against the 2,000/s goal and against a bare transaction doing the same writes;
+ * and the growth of the watcher process's RSS (watched set of 100,000 addresses included) against 200 MB.
+ * Runs in a child process per database; the goals apply on PostgreSQL, PGlite is reported for information.
+ */
+export default defineScenario({
+  name: 'watcher',
+  description: 'Watcher: a 1,000-deposit block among 100,000 open payments (transitions/s, RSS growth)',
+  async run({ log, scale }) {
+    const measurements: Measurement[] = [];
+    const total = Math.max(10_000, Math.round(100_000 * Math.min(1, scale)));
+    const rounds = Math.max(2, Math.round(4 * scale));
+    for await (const database of benchDatabases()) {
+      const label = database.kind;
+      log(`watcher [${label}]: ${total} payments, ${rounds} rounds of 1,000 deposits`);
+      const run = await startChild<WatcherRunReady>(child, {
+        env: {
+          BENCH_TARGET_KIND: database.kind,
+          BENCH_TARGET: database.kind === 'postgres' ? database.url : database.dataDir,
+          BENCH_PAYMENTS: String(total),
+          BENCH_ROUNDS: String(rounds),
+        },
+        timeoutMs: 900_000,
+      });
+      try {
+        const r = run.ready;
+        const ours = median(r.oursSeconds);
+        const bare = median(r.bareSeconds);
+        const details = {
+          payments: r.payments,
+          block: r.block,
+          watched: r.watched,
+          oursSeconds: r.oursSeconds.map((s) => round(s, 3)),
+          bareSeconds: r.bareSeconds.map((s) => round(s, 3)),
+          insertSeconds: round(r.insertSeconds, 1),
+          watchLoadSeconds: round(r.watchLoadSeconds, 2),
+          rssBeforeMb: round(r.rssBeforeMb, 1),
+          rssAfterMb: round(r.rssAfterMb, 1),
+        };
+        log(`watcher [${label}]: ${JSON.stringify(details)}`);
+        const onPostgres = database.kind === 'postgres';
+        measurements.push(
+          measurement({
+            name: `watcher: 1,000-deposit block → transitions/s vs the 2,000/s goal [${label}]`,
+            unit: 'transitions/s',
+            ours: round(r.block / ours, 0),
+            baseline: GOAL_TRANSITIONS_PER_SECOND,
+            better: 'higher',
+            ...(onPostgres ? { goal: { atLeast: 1 } } : {}),
+            details,
+          }),
+          measurement({
+            name: `watcher: block commit vs a bare transaction of the same writes [${label}]`,
+            unit: 's',
+            ours: round(ours, 3),
+            baseline: round(bare, 3),
+            better: 'lower',
+          }),
+          measurement({
+            name: `watcher: RSS growth with ${r.payments.toLocaleString('en-US')} watched vs the 200 MB goal [${label}]`,
+            unit: 'MB',
+            ours: round(r.rssAfterMb - r.rssBeforeMb, 1),
+            baseline: GOAL_RSS_GROWTH_MB,
+            better: 'lower',
+            ...(onPostgres ? { goal: { atMost: 1 } } : {}),
+          }),
+        );
+      } finally {
+        await run.stop();
+        await database.dispose();
+      }
+    }
+    return measurements;
+  },
+});

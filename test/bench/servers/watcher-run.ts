@@ -1,0 +1,304 @@
+/**
+ * Child process of the `watcher` scenario (its own process, so that its RSS is the watcher's alone): 100,000 open
+ * test payments, then blocks of 1,000 deposits to 1,000 of them on the simulated chain, each scanned by the real
+ * watcher (`poll`: match against the in-memory watched set, record deposits, cursor and block, mark final with one
+ * confirmation required, run the state machine and write every payment.confirmed through the outbox with its delivery,
+ * all in one transaction). Beside it, a bare transaction doing the same writes with no logic: insert the deposits,
+ * update the payments in one statement, insert the events and deliveries. Results go back to the parent as `ready`.
+ */
+import { randomBytes } from 'node:crypto';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
+import { sql } from 'drizzle-orm';
+import { loadConfig } from '../../../src/config.ts';
+import { pgArray } from '../../../src/db/arrays.ts';
+import { openDatabase, queryRows } from '../../../src/db/client.ts';
+import { migrateDatabase } from '../../../src/db/migrate.ts';
+import { deposits, events, payments, simTransfers, webhookDeliveries } from '../../../src/db/schema/index.ts';
+import { systemClock } from '../../../src/lib/clock.ts';
+import { newId, uuidv7 } from '../../../src/lib/ids.ts';
+import { createSimulatedChain } from '../../../src/modules/chains/simulated/chain.ts';
+import type { PaymentRow } from '../../../src/modules/payments/repo.ts';
+import { createWatcher } from '../../../src/modules/settlement/watcher.ts';
+import { newDeliveryRow } from '../../../src/modules/webhooks/events-repo.ts';
+import { paymentEventBody } from '../../../src/modules/webhooks/payload.ts';
+import { buildServices } from '../../../src/services.ts';
+import { reportError, reportReady } from '../lib/child.ts';
+
+export interface WatcherRunReady {
+  payments: number;
+  block: number;
+  insertSeconds: number;
+  watchLoadSeconds: number;
+  oursSeconds: number[];
+  bareSeconds: number[];
+  rssBeforeMb: number;
+  rssAfterMb: number;
+  watched: number;
+}
+
+const mb = (bytes: number) => bytes / (1024 * 1024);
+
+/** A full garbage collection, so that RSS before and after shows what is retained, not what awaits collection. */
+function collect(): void {
+  setFlagsFromString('--expose-gc');
+  const gc = runInNewContext('gc') as (() => void) | undefined;
+  gc?.();
+  gc?.();
+}
+const EXPECTED = 1_000_000_000_000_000n; // 0.001 ETH
+
+async function main(): Promise<void> {
+  const kind = process.env.BENCH_TARGET_KIND;
+  const target = process.env.BENCH_TARGET;
+  if ((kind !== 'pglite' && kind !== 'postgres') || target === undefined) {
+    throw new Error('BENCH_TARGET_KIND (pglite|postgres) and BENCH_TARGET are required');
+  }
+  const total = Number(process.env.BENCH_PAYMENTS ?? 100_000);
+  const blockSize = Number(process.env.BENCH_BLOCK ?? 1000);
+  const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
+  const config = loadConfig({
+    NODE_ENV: 'production',
+    LOG_LEVEL: 'silent',
+    SVC_DATA_DIR: kind === 'pglite' ? target : '/tmp',
+    ...(kind === 'postgres'
+      ? {
+          DATABASE_URL: target,
+          SVC_MASTER_KEY: randomBytes(32).toString('base64'),
+          SVC_JWT_SECRET: randomBytes(32).toString('hex'),
+        }
+      : {}),
+    SVC_TEST_MNEMONIC:
+      'abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about',
+    SVC_SIM_CONFIRMATIONS: '1',
+  });
+  const database = await openDatabase({
+    databaseUrl: config.databaseUrl,
+    dataDir: config.dataDir,
+    poolSize: 10,
+  });
+  await migrateDatabase(database);
+  const { db } = database;
+  const services = buildServices({ config, database, clock: systemClock, checkWebhookUrl: async () => {} });
+  const session = await services.accounts.signup(
+    `bench-${randomBytes(6).toString('hex')}@example.com`,
+    'bench horse battery staple',
+  );
+  const merchantId = session.merchant.id;
+  // One receiving endpoint, so every event also writes its delivery (nothing sends them here).
+  const endpoint = await services.webhookEndpoints.create(
+    { via: 'jwt', merchantId, isTest: undefined },
+    { url: 'https://example.com/hooks', is_test: true },
+  );
+
+  // 100,000 open payments (addresses made up: the watcher matches strings, derivation is not measured here).
+  const now = new Date();
+  const rows: PaymentRow[] = [];
+  for (let index = 0; index < total; index++) {
+    rows.push({
+      id: uuidv7(now.getTime()),
+      merchantId,
+      isTest: true,
+      status: 'pending',
+      amount: '0.001',
+      currency: 'ETH',
+      chain: 'ethereum',
+      asset: 'ETH',
+      address: `0x${(0xbe0c0000 + index).toString(16).padStart(40, '0')}`,
+      derivationIndex: 1_000_000 + index,
+      expectedBaseUnits: EXPECTED.toString(),
+      receivedBaseUnits: '0',
+      rate: '1',
+      rateSource: 'identity',
+      txHash: null,
+      orderId: null,
+      metadata: {},
+      redirectUrl: null,
+      forwardedAt: null,
+      forwardTxHash: null,
+      forwardFeeBaseUnits: null,
+      expiresAt: new Date(now.getTime() + 3600_000),
+      createdAt: now,
+      updatedAt: now,
+    });
+  }
+  const insertStarted = performance.now();
+  for (let start = 0; start < rows.length; start += 1000) {
+    await db.insert(payments).values(rows.slice(start, start + 1000));
+  }
+  const insertSeconds = (performance.now() - insertStarted) / 1000;
+
+  // Keep only the payments the rounds pay; the rest stay open in the database and in the watched set.
+  const used = rows.slice(0, rounds * 2 * blockSize);
+  rows.length = 0;
+
+  const sim = createSimulatedChain({ db, clock: systemClock, chain: 'ethereum', requiredConfirmations: 1 });
+  const watcher = createWatcher({
+    db,
+    clock: systemClock,
+    adapter: sim,
+    payments: services.payments,
+    lateWatchDays: 7,
+  });
+  collect();
+  const rssBefore = process.memoryUsage().rss;
+  await sim.produceBlock();
+  const loadStarted = performance.now();
+  await watcher.poll(); // loads the watched set (100,000 addresses) and starts the cursor
+  const watchLoadSeconds = (performance.now() - loadStarted) / 1000;
+
+  let next = 0;
+  const take = () => {
+    const slice = used.slice(next, next + blockSize);
+    next += blockSize;
+    if (slice.length < blockSize) throw new Error('not enough payments for the rounds');
+    return slice;
+  };
+
+  const ours = async (): Promise<number> => {
+    const slice = take();
+    await db.insert(simTransfers).values(
+      slice.map((row) => ({
+        chain: 'ethereum',
+        txHash: `0x${randomBytes(32).toString('hex')}`,
+        outputIndex: 0,
+        kind: 'deposit',
+        toAddress: row.address,
+        asset: 'ETH',
+        amount: EXPECTED.toString(),
+        blockNumber: null,
+        createdAt: new Date(),
+      })),
+    );
+    await sim.produceBlock();
+    const started = performance.now();
+    const result = await watcher.poll();
+    const seconds = (performance.now() - started) / 1000;
+    if (result.deposits !== blockSize || result.transitions !== blockSize || result.events !== blockSize) {
+      throw new Error(
+        `watcher: expected ${blockSize} deposits/transitions/events, got ${JSON.stringify(result)}`,
+      );
+    }
+    return seconds;
+  };
+
+  /** The same writes with no matching, no state machine and no outbox service: the floor of the work. */
+  const bare = async (): Promise<number> => {
+    const slice = take();
+    const byAddress = new Map(slice.map((row) => [row.address, row]));
+    const at = new Date();
+    const transfers = slice.map((row) => ({
+      to: row.address,
+      txHash: `0x${randomBytes(32).toString('hex')}`,
+    }));
+    const started = performance.now();
+    await db.transaction(async (tx) => {
+      const matched = transfers.map((transfer) => ({
+        transfer,
+        payment: byAddress.get(transfer.to) as PaymentRow,
+      }));
+      await tx.insert(deposits).values(
+        matched.map(({ transfer, payment }) => ({
+          id: newId('dep'),
+          paymentId: payment.id,
+          chain: 'ethereum',
+          isTest: true,
+          txHash: transfer.txHash,
+          outputIndex: 0,
+          address: transfer.to,
+          asset: 'ETH',
+          amount: EXPECTED.toString(),
+          blockNumber: 0,
+          blockHash: `0x${'00'.repeat(32)}`,
+          blockTime: at,
+          state: 'final',
+          simulated: true,
+          forwardId: null,
+          seenAt: at,
+          finalAt: at,
+          revertedAt: null,
+        })),
+      );
+      await tx.execute(
+        sql`update payments set status = 'completed', received_base_units = ${EXPECTED.toString()}, updated_at = now()
+            where id = any(${pgArray(matched.map(({ payment }) => payment.id))}::uuid[])`,
+      );
+      const eventRows = matched.map(({ transfer, payment }) => ({
+        id: newId('evt'),
+        merchantId,
+        isTest: true,
+        type: 'payment.confirmed',
+        paymentId: payment.id,
+        body: paymentEventBody(
+          'payment.confirmed',
+          {
+            payment_id: payment.id,
+            status: 'completed',
+            amount: payment.amount,
+            currency: payment.currency,
+            chain: payment.chain,
+            tx_hash: transfer.txHash,
+            received_amount_native: '0.001',
+            expected_amount_native: '0.001',
+            is_test: true,
+          },
+          at,
+        ),
+        sample: false,
+        occurredAt: at,
+        createdAt: at,
+      }));
+      await tx.insert(events).values(eventRows);
+      await tx.insert(webhookDeliveries).values(
+        eventRows.map((event) =>
+          newDeliveryRow({
+            id: newId('del'),
+            eventId: event.id,
+            endpointId: endpoint.id,
+            merchantId,
+            isTest: true,
+            now: at,
+          }),
+        ),
+      );
+    });
+    return (performance.now() - started) / 1000;
+  };
+
+  const oursSeconds: number[] = [];
+  const bareSeconds: number[] = [];
+  for (let round = 0; round < rounds; round++) {
+    // A-B-B-A, so drift in the machine's load falls on both alike.
+    if (round % 2 === 0) {
+      oursSeconds.push(await ours());
+      bareSeconds.push(await bare());
+    } else {
+      bareSeconds.push(await bare());
+      oursSeconds.push(await ours());
+    }
+  }
+  const [open] = await queryRows<{ count: string | number }>(
+    db,
+    sql`select count(*) as count from payments where status = 'pending'`,
+  );
+  collect();
+  const rssAfter = process.memoryUsage().rss;
+  reportReady<WatcherRunReady>({
+    payments: total,
+    block: blockSize,
+    insertSeconds,
+    watchLoadSeconds,
+    oursSeconds,
+    bareSeconds,
+    rssBeforeMb: mb(rssBefore),
+    rssAfterMb: mb(rssAfter),
+    watched: watcher.watchedCount(),
+  });
+  if (Number(open?.count) < total - 2 * rounds * blockSize) throw new Error('payments were not left open');
+  await database.close();
+}
+
+main().catch((error: unknown) => {
+  reportError(error);
+  process.exitCode = 1;
+});
