@@ -32,7 +32,7 @@ let worker: DeliveryWorker;
 let drop: () => Promise<void>;
 const receivers: Receiver[] = [];
 
-const TIMEOUT_MS = 400;
+const TIMEOUT_MS = 1000;
 
 beforeAll(async () => {
   const isolated = await createIsolatedDatabase();

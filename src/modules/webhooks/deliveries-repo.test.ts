@@ -75,13 +75,13 @@ describe('delivery claims', () => {
   it('leases a claim, hands it back when the lease runs out, and ignores a stale outcome', async () => {
     const { endpointId } = await endpointWithEvents(1);
     const now = new Date();
-    const [first, ...others] = await claim('one', { leaseUntil: new Date(now.getTime() + 100) });
+    const [first, ...others] = await claim('one', { leaseUntil: new Date(now.getTime() + 1000) });
     expect(others).toEqual([]);
     expect(first).toMatchObject({ endpointId, status: 'pending', attempt: 1, lostToken: null });
     expect(first?.body).toMatch(/^\{"event":"payment.confirmed"/);
     expect(await claim('two')).toEqual([]);
 
-    await new Promise((resolve) => setTimeout(resolve, 150));
+    await new Promise((resolve) => setTimeout(resolve, Math.max(0, now.getTime() + 1050 - Date.now())));
     const [again] = await claim('three');
     expect(again).toMatchObject({ id: first?.id, attempt: 2, lostToken: 'one' });
 

@@ -18,6 +18,10 @@ import { createSsrfGuard, type Resolver } from './ssrf.ts';
 
 /** Seed 6.4 and 8: up to 5 attempts per delivery. */
 export const MAX_ATTEMPTS = 5;
+/** Outcomes written in one statement before waiting for more is pointless. */
+const FLUSH_BATCH = 50;
+/** How long a partial batch of outcomes waits for company while sends are in flight. */
+const FLUSH_DELAY_MS = 2;
 
 export interface DeliveryWorkerOptions {
   database: Database;
@@ -117,6 +121,7 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
   const attemptsToWrite: AttemptRecord[] = [];
   const outcomesToWrite: DeliveryOutcome[] = [];
   let flushing: Promise<void> | undefined;
+  let flushTimer: NodeJS.Timeout | undefined;
 
   const stats: DeliveryWorkerStats = {
     claims: 0,
@@ -317,8 +322,23 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
     flush();
   }
 
-  /** Writes outcomes in batches: whatever piled up while the previous batch was being written goes next. */
+  /**
+   * Writes outcomes in batches: at once when a batch is full or nothing else is in flight, else after a moment so
+   * that more can join; whatever piles up while a batch is being written goes next.
+   */
   function flush(): void {
+    if (flushing !== undefined || flushTimer !== undefined) return;
+    if (outcomesToWrite.length >= FLUSH_BATCH || sends.size === 0 || !running) {
+      writeOutcomes();
+      return;
+    }
+    flushTimer = setTimeout(() => {
+      flushTimer = undefined;
+      writeOutcomes();
+    }, FLUSH_DELAY_MS);
+  }
+
+  function writeOutcomes(): void {
     if (flushing !== undefined) return;
     flushing = (async () => {
       while (attemptsToWrite.length > 0 || outcomesToWrite.length > 0) {
@@ -425,6 +445,9 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
         )
         .catch((error: unknown) => logger?.warn({ err: error }, 'could not give back unstarted deliveries'));
       await Promise.allSettled([...sends]);
+      if (flushTimer !== undefined) clearTimeout(flushTimer);
+      flushTimer = undefined;
+      writeOutcomes();
       while (flushing !== undefined) await flushing;
       await sender.close().catch(() => {});
     },
