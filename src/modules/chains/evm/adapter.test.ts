@@ -7,6 +7,7 @@ import { testMnemonic } from '../../../../test/support/harness.ts';
 import { createAddressDeriver } from '../derivation.ts';
 import { type BundleStore, createEvmAdapter, type EvmAdapter } from './adapter.ts';
 import { reconcileIndex } from './reconcile.ts';
+import { createEvmRpc } from './rpc.ts';
 import type { EvmChainSettings, EvmSettings } from './settings.ts';
 
 /**
@@ -189,6 +190,47 @@ describe('EVM adapter against anvil', () => {
       },
       expect.objectContaining({ txHash: direct, outputIndex: -1, amount: 1000n }),
     ]);
+  });
+
+  it('catching up on deep blocks, reads token logs by ranges and address lists and finds the same', async () => {
+    const inner = createEvmRpc({ urls: [anvil.url], timeoutMs: 2000, retries: 1, logger });
+    const ranged: unknown[] = [];
+    const catchingUp = createEvmAdapter({
+      settings: settings(anvil.url),
+      shared: { ...shared, logsAddressLimit: 2 },
+      requiredConfirmations: 2,
+      deriver,
+      logger,
+      bundles,
+      rpc: {
+        request: <T>(method: string, params?: readonly unknown[]) => {
+          const filter = params?.[0] as { fromBlock?: string; topics?: unknown[] } | undefined;
+          if (method === 'eth_getLogs' && filter?.fromBlock !== undefined) ranged.push(filter.topics?.[2]);
+          return inner.request<T>(method, params);
+        },
+        health: () => inner.health(),
+      },
+    });
+    const targets = [address(30), address(31), address(32)];
+    const watched = new Set(targets.map((a) => a.toLowerCase()));
+    const first = Number(await chain.publicClient.getBlockNumber()) + 1;
+    const hashes: Hex[] = [];
+    for (const [i, target] of targets.entries())
+      hashes.push(await chain.sendToken(target, 1_000n + BigInt(i)));
+    await chain.publicClient.waitForTransactionReceipt({ hash: hashes.at(-1) as Hex, pollingInterval: 20 });
+    await chain.mine(20);
+    await catchingUp.head();
+    const found = [];
+    for (let n = first; n < first + targets.length; n++) {
+      const block = await catchingUp.block(n);
+      if (block === null) throw new Error('block missing');
+      found.push(...(await catchingUp.transfers(block, watched)));
+    }
+    // One range, in two address lists (at most 2 addresses each).
+    expect(ranged.map((list) => (list as string[]).length)).toEqual([2, 1]);
+    expect(found.map((t) => [t.txHash, t.to, t.amount])).toEqual(
+      targets.map((target, i) => [hashes[i], target, 1_000n + BigInt(i)]),
+    );
   });
 
   it('sweeps ether: balance less the exact fee, the address left empty; re-broadcast pays nothing twice', async () => {

@@ -274,10 +274,58 @@ export function createEvmAdapter(deps: EvmAdapterDeps): EvmAdapter {
     if (contracts.length === 0 || watched.size === 0) return [];
     if (!bloomMayContain(block.logsBloom, [transferTopicHash])) return [];
     if (!contractHashes.some((h) => bloomMayContain(block.logsBloom, [h]))) return [];
+    const number = Number(block.number);
+    const ranged = await rangedLogs(number, watched);
+    if (ranged?.every((log) => log.blockHash.toLowerCase() === block.hash.toLowerCase())) {
+      return ranged;
+    }
     const toFilter = watched.size <= shared.logsAddressLimit ? [...watched].map(addressTopic) : null;
     return rpc.request<RpcLog[]>('eth_getLogs', [
       { blockHash: block.hash, address: contracts, topics: [TRANSFER_TOPIC, null, toFilter] },
     ]);
+  }
+
+  /**
+   * Catching up on blocks already `confirmations` deep (final by the chain's rule, so no fork to mix): Transfer logs
+   * are fetched for up to SVC_EVM_LOGS_BLOCK_RANGE blocks at once, with the watched addresses in lists of at most
+   * SVC_EVM_LOGS_ADDRESS_LIMIT, and served from there block by block. Null: fetch this block by hash instead.
+   */
+  let prefetched: { from: number; to: number; covered: Set<string>; byBlock: Map<number, RpcLog[]> } | null =
+    null;
+  async function rangedLogs(number: number, watched: ReadonlySet<string>): Promise<RpcLog[] | null> {
+    if (lastHead === null || shared.logsBlockRange < 2) return null;
+    const safeHead = lastHead.number - confirmations;
+    if (number > safeHead) return null;
+    const usable =
+      prefetched !== null &&
+      number >= prefetched.from &&
+      number <= prefetched.to &&
+      [...watched].every((key) => prefetched?.covered.has(key));
+    if (!usable) {
+      const to = Math.min(safeHead, number + shared.logsBlockRange - 1);
+      if (to - number < 8) return null; // not worth it near the head
+      const keys = [...watched];
+      const byBlock = new Map<number, RpcLog[]>();
+      for (let start = 0; start < keys.length; start += shared.logsAddressLimit) {
+        const chunk = keys.slice(start, start + shared.logsAddressLimit).map(addressTopic);
+        const logs = await rpc.request<RpcLog[]>('eth_getLogs', [
+          {
+            fromBlock: hex(number),
+            toBlock: hex(to),
+            address: contracts,
+            topics: [TRANSFER_TOPIC, null, chunk],
+          },
+        ]);
+        for (const log of logs) {
+          const at = Number((log as RpcLog & { blockNumber: string }).blockNumber);
+          const list = byBlock.get(at) ?? [];
+          list.push(log);
+          byBlock.set(at, list);
+        }
+      }
+      prefetched = { from: number, to, covered: new Set(keys), byBlock };
+    }
+    return prefetched?.byBlock.get(number) ?? [];
   }
 
   async function internalTransfers(block: RpcBlock, watched: ReadonlySet<string>): Promise<Found[]> {
