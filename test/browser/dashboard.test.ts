@@ -24,6 +24,8 @@ import {
  */
 
 const password = 'correct horse battery staple';
+/** Screenshots go to test-results/browser/dashboard/. */
+const shots = 'dashboard';
 
 async function apiCall(
   baseUrl: string,
@@ -90,7 +92,7 @@ if (!hasChromium) {
     const email = `browser-${Date.now().toString(36)}-${randomBytes(3).toString('hex')}@example.com`;
 
     beforeAll(async () => {
-      rmSync(screenshotDir, { recursive: true, force: true });
+      rmSync(join(screenshotDir, shots), { recursive: true, force: true });
       ensureDashboardBuilt();
       receiver = await startReceiver();
       program = await startProgram();
@@ -106,8 +108,8 @@ if (!hasChromium) {
     afterEach(async (context) => {
       // On failure, what the browser showed at that moment.
       if (context.task.result?.state !== 'fail') return;
-      await screenshot(browser.page, 'zz-failure').catch(() => {});
-      writeFileSync(join(screenshotDir, 'zz-failure-program.log'), program.output());
+      await screenshot(browser.page, `${shots}/zz-failure`).catch(() => {});
+      writeFileSync(join(screenshotDir, shots, 'zz-failure-program.log'), program.output());
     });
 
     it('signs up, shows keys once, revokes them, and registers a webhook endpoint', async () => {
@@ -117,21 +119,21 @@ if (!hasChromium) {
       // Sign up.
       await page.goto(`${base}/dashboard`);
       await page.getByRole('heading', { name: 'Log in to your dashboard' }).waitFor();
-      await screenshot(page, '01-login');
+      await screenshot(page, `${shots}/01-login`);
       await page.getByRole('link', { name: 'Create an account' }).click();
       await page.getByRole('heading', { name: 'Create your merchant account' }).waitFor();
       await page.getByLabel('Email').fill(email);
       await page.getByLabel('Password').fill('short');
       await page.getByRole('button', { name: 'Create account' }).click();
       await page.getByText('Use at least 10 characters.').waitFor();
-      await screenshot(page, '02-signup-error');
+      await screenshot(page, `${shots}/02-signup-error`);
       await page.getByLabel('Password').fill(password);
       await page.getByRole('button', { name: 'Create account' }).click();
       await page.getByRole('heading', { name: 'Payments', level: 1 }).waitFor();
       expect(page.url()).toBe(`${base}/dashboard/payments`);
       await poll(() => page.getByTestId('mode-banner').textContent()).toContain('Test mode');
       await expectContentOrPlainError(page, 'No test payments yet');
-      await screenshot(page, '03-payments');
+      await screenshot(page, `${shots}/03-payments`);
 
       // The session is the dashboard's token; the test reads it to check the API's side of things.
       const session = await page.evaluate<string | null>("sessionStorage.getItem('svc.dashboard.session')");
@@ -148,7 +150,7 @@ if (!hasChromium) {
       ).toBe('H1:API keys');
       expect(await page.title()).toBe('API keys · svc');
       await page.getByText('You have no API keys yet').waitFor();
-      await screenshot(page, '04-keys-empty');
+      await screenshot(page, `${shots}/04-keys-empty`);
       await page.getByRole('button', { name: 'Generate keypair' }).click();
       const shownOnce = page.getByTestId('shown-once');
       await shownOnce.waitFor();
@@ -162,7 +164,7 @@ if (!hasChromium) {
       expect(await page.evaluate<string>('navigator.clipboard.readText()')).toBe(testKey);
       await page.getByRole('button', { name: 'Copy Live key' }).click();
       expect(await page.evaluate<string>('navigator.clipboard.readText()')).toBe(liveKey);
-      await screenshot(page, '05-keys-shown-once');
+      await screenshot(page, `${shots}/05-keys-shown-once`);
 
       // Both keys work against the API.
       expect((await apiCall(base, '/me', { headers: { 'x-api-key': testKey } })).status).toBe(200);
@@ -188,7 +190,7 @@ if (!hasChromium) {
       expect(rowText).toContain(`…${testKey.slice(-4)}`);
       expect(rowText).toContain(`…${liveKey.slice(-4)}`);
       expect(rowText).toContain('Active');
-      await screenshot(page, '06-keys-after-reload');
+      await screenshot(page, `${shots}/06-keys-after-reload`);
 
       // Revoke the pair, with a confirmation that names what happens; by keyboard, focus starts on the safe choice.
       const revokeButton = row.getByRole('button', { name: /Revoke keypair/ });
@@ -198,7 +200,7 @@ if (!hasChromium) {
       await dialog.waitFor();
       await poll(() => dialog.textContent()).toContain('stop working at once');
       await poll(() => page.evaluate('document.activeElement.textContent')).toBe('Cancel');
-      await screenshot(page, '07-keys-revoke-confirm');
+      await screenshot(page, `${shots}/07-keys-revoke-confirm`);
       // Cancel first: nothing happens, and focus goes back to the button that opened the dialog.
       await page.keyboard.press('Escape');
       await dialog.waitFor({ state: 'detached' });
@@ -211,7 +213,7 @@ if (!hasChromium) {
       await dialog.waitFor({ state: 'detached' });
       await row.getByText('Revoked').waitFor();
       await page.getByText('All your keypairs are revoked').waitFor();
-      await screenshot(page, '08-keys-revoked');
+      await screenshot(page, `${shots}/08-keys-revoked`);
 
       // The revoked keys now fail against the API, both of them.
       for (const key of [testKey, liveKey]) {
@@ -227,7 +229,7 @@ if (!hasChromium) {
       await page.getByLabel('Endpoint URL').fill('not a url');
       await page.getByRole('button', { name: 'Add endpoint' }).click();
       await page.locator('.field-error').first().waitFor();
-      await screenshot(page, '09-webhooks-invalid-url');
+      await screenshot(page, `${shots}/09-webhooks-invalid-url`);
       await page.getByLabel('Endpoint URL').fill(receiver.url);
       await page.getByLabel('Description (optional)').fill('Local test receiver');
       await page.getByRole('button', { name: 'Add endpoint' }).click();
@@ -235,7 +237,7 @@ if (!hasChromium) {
       await secretInput.waitFor();
       const secret = await secretInput.inputValue();
       expect(secret).toMatch(/^whsec_/);
-      await screenshot(page, '10-webhooks-secret-once');
+      await screenshot(page, `${shots}/10-webhooks-secret-once`);
       await page.getByRole('button', { name: 'I have saved it' }).click();
       const card = page.locator('[data-testid="endpoints"] li').filter({ hasText: receiver.url });
       await card.waitFor();
@@ -260,7 +262,7 @@ if (!hasChromium) {
       await poll(
         async () => (await apiCall(base, `/webhooks/${endpointId}`, { headers: bearer })).body?.enabled,
       ).toBe(false);
-      await screenshot(page, '11-webhooks-list-disabled');
+      await screenshot(page, `${shots}/11-webhooks-list-disabled`);
       await toggle.click();
       await poll(() => toggle.getAttribute('aria-checked')).toBe('true');
 
@@ -288,7 +290,7 @@ if (!hasChromium) {
         await first.locator('summary').click();
         await first.getByText('200').first().waitFor();
         await first.getByText('thanks').waitFor();
-        await screenshot(page, '12-webhook-detail');
+        await screenshot(page, `${shots}/12-webhook-detail`);
 
         // Redeliver it: the receiver gets the same event again, as a new delivery.
         const received = receiver.received.length;
@@ -301,10 +303,10 @@ if (!hasChromium) {
         }).toBeGreaterThan(1);
         // Nothing failed, so "redeliver all failed" sends nothing and says so without an error.
         await page.getByRole('button', { name: 'Redeliver all failed' }).click();
-        await page.getByTestId('toast').filter({ hasText: 'failed delivery' }).waitFor();
+        await page.getByTestId('toast').filter({ hasText: 'No failed delivery' }).waitFor();
         expect(await page.locator('.notice-error').count()).toBe(0);
       } else {
-        await screenshot(page, '12-webhook-detail');
+        await screenshot(page, `${shots}/12-webhook-detail`);
       }
 
       // Rotate the secret: a new one, shown once.
@@ -316,7 +318,7 @@ if (!hasChromium) {
       const rotated = await page.getByTestId('signing-secret').inputValue();
       expect(rotated).toMatch(/^whsec_/);
       expect(rotated).not.toBe(secret);
-      await screenshot(page, '13-webhook-rotated');
+      await screenshot(page, `${shots}/13-webhook-rotated`);
       await page.getByRole('button', { name: 'I have saved it' }).click();
 
       // A test payment from the dashboard: it needs a test key, so the page generates a pair (shown once).
@@ -326,7 +328,7 @@ if (!hasChromium) {
       await page.getByLabel('Paste a test key').fill(liveKey);
       await page.getByRole('button', { name: 'Use this key' }).click();
       await page.getByText('That is a live key.').waitFor();
-      await screenshot(page, '14-new-test-payment');
+      await screenshot(page, `${shots}/14-new-test-payment`);
       await page.getByRole('button', { name: 'Generate a new keypair and use its test key' }).click();
       const paymentKey = await page.getByTestId('new-test-key').inputValue();
       expect(paymentKey).toMatch(/^svc_test_/);
@@ -342,9 +344,9 @@ if (!hasChromium) {
         if ((await page.getByText('Not available on this server yet').count()) > 0) return 'unavailable';
         return undefined;
       });
-      if (creation === 'unavailable') await screenshot(page, '15-test-payment-unavailable');
+      if (creation === 'unavailable') await screenshot(page, `${shots}/15-test-payment-unavailable`);
       else {
-        await screenshot(page, '15-test-payment-created');
+        await screenshot(page, `${shots}/15-test-payment-created`);
         const listedPayments = await apiCall(base, `/payments?is_test=true&order_id=${orderId}`, {
           headers: bearer,
         });
@@ -362,7 +364,7 @@ if (!hasChromium) {
         await created.getByRole('link', { name: 'View payment' }).click();
         await page.getByRole('heading', { name: /^Payment of 25(\.00)? USD$/, level: 1 }).waitFor();
         await page.getByText('Nothing has arrived at the deposit address yet.').waitFor();
-        await screenshot(page, '16-payment-pending');
+        await screenshot(page, `${shots}/16-payment-pending`);
         await page.getByRole('button', { name: 'Pay in full' }).click();
         const simulated = await waitFor('the simulation or an error', async () => {
           if ((await page.getByText('Not available on this server yet').count()) > 0) return 'unavailable';
@@ -383,7 +385,7 @@ if (!hasChromium) {
             .locator('[data-testid="deliveries"] [data-status="succeeded"]')
             .waitFor({ timeout: 30_000 });
         }
-        await screenshot(page, '17-payment-detail');
+        await screenshot(page, `${shots}/17-payment-detail`);
 
         // The list finds it by order id and by status filter; a payment id opens it directly.
         await nav(page, 'Payments');
@@ -395,7 +397,7 @@ if (!hasChromium) {
         await page.getByText('No payments match').waitFor();
         await page.getByRole('button', { name: 'Clear' }).click();
         await page.locator('[data-testid="payments"] tbody tr').first().waitFor();
-        await screenshot(page, '18-payments-list');
+        await screenshot(page, `${shots}/18-payments-list`);
         await page.getByLabel('Payment ID or order ID').fill(paymentId);
         await page.getByRole('button', { name: 'Search' }).click();
         await page.getByRole('heading', { name: /^Payment of 25(\.00)? USD$/, level: 1 }).waitFor();
@@ -406,7 +408,7 @@ if (!hasChromium) {
       await nav(page, 'Events');
       await page.getByRole('heading', { name: 'Events', level: 1 }).waitFor();
       await expectContentOrPlainError(page, /No test events yet|Show deliveries/);
-      await screenshot(page, '19-events');
+      await screenshot(page, `${shots}/19-events`);
 
       await nav(page, 'Settings');
       await page.getByRole('heading', { name: 'Settings', level: 1 }).waitFor();
@@ -432,14 +434,14 @@ if (!hasChromium) {
           underpayment_tolerance_percent: expect.stringMatching(/^0\.50*$/),
         });
       }
-      await screenshot(page, '20-settings');
+      await screenshot(page, `${shots}/20-settings`);
 
       // Live mode: the switch changes what the lists show.
       await nav(page, 'Webhooks');
       await page.getByText('Live mode', { exact: true }).click();
       await page.getByText('No live endpoints yet').waitFor();
       await poll(() => page.getByTestId('mode-banner').textContent()).toContain('Live mode');
-      await screenshot(page, '21-webhooks-live-mode');
+      await screenshot(page, `${shots}/21-webhooks-live-mode`);
       await page.getByText('Test mode', { exact: true }).click();
       await card.waitFor();
 
@@ -459,7 +461,7 @@ if (!hasChromium) {
       await page.getByRole('heading', { name: 'API keys', level: 1 }).waitFor();
       await page.getByTestId('keypairs').waitFor();
       expect(await page.evaluate<number>('document.documentElement.scrollWidth')).toBeLessThanOrEqual(390);
-      await screenshot(page, '22-keys-phone');
+      await screenshot(page, `${shots}/22-keys-phone`);
       await page.setViewportSize({ width: 1280, height: 860 });
 
       // Log out, and back in.

@@ -4,7 +4,7 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync } fro
 import { createServer, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { type BrowserContext, chromium, type Page } from 'playwright-core';
 
 /** Debian's Chromium; `.ci/run` installs it with `apt-get install -y chromium`. */
@@ -213,9 +213,9 @@ export async function launchBrowser(origin: string): Promise<Browser> {
   };
 }
 
-/** Saves a full-page screenshot as test-results/browser/<name>.png for a person to look at. */
+/** Saves a full-page screenshot as test-results/browser/<name>.png (name may hold a folder) for a person to see. */
 export async function screenshot(page: Page, name: string): Promise<void> {
-  mkdirSync(screenshotDir, { recursive: true });
+  mkdirSync(dirname(join(screenshotDir, name)), { recursive: true });
   // From the top, so the sticky header sits where a person sees it.
   await page.evaluate('window.scrollTo(0, 0)');
   await page.screenshot({ path: join(screenshotDir, `${name}.png`), fullPage: true });

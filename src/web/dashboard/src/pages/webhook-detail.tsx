@@ -12,7 +12,16 @@ import {
   PageHeader,
   Time,
 } from '../components/ui.tsx';
-import { type Delivery, type Endpoint, type Page, readDelivery, readEndpoint, readPage } from '../model.ts';
+import {
+  type Delivery,
+  type Endpoint,
+  integer,
+  type Page,
+  readDelivery,
+  readEndpoint,
+  readPage,
+  record,
+} from '../model.ts';
 import { Link, navigate } from '../router.tsx';
 import { useAction, useApp, useResource } from '../state.tsx';
 import { EnabledToggle, type RevealedSecret, readRevealedSecret, SecretOnce } from './webhooks.tsx';
@@ -148,15 +157,23 @@ function Deliveries({ endpoint }: { endpoint: Endpoint }) {
         onSubmit={async (event) => {
           event.preventDefault();
           const choice = sinceChoices.find((option) => option.value === since) ?? sinceChoices[0];
-          const done = await bulk.run(async () => {
-            await api(`/webhooks/${encodeURIComponent(endpoint.id)}/redeliver-failed`, {
-              method: 'POST',
-              body: { since: new Date(Date.now() - choice.ms).toISOString() },
-            });
-            return true;
-          });
-          if (done) {
-            app.notify(`Every failed delivery of ${choice.label} is being sent again.`);
+          const done = await bulk.run(async () => ({
+            body: record(
+              await api(`/webhooks/${encodeURIComponent(endpoint.id)}/redeliver-failed`, {
+                method: 'POST',
+                body: { since: new Date(Date.now() - choice.ms).toISOString() },
+              }),
+            ),
+          }));
+          if (done !== undefined) {
+            const count = integer(done.body, 'redelivered', 'count');
+            app.notify(
+              count === 0
+                ? `No failed delivery in ${choice.label}: nothing to send again.`
+                : count === null
+                  ? `Every failed delivery of ${choice.label} is being sent again.`
+                  : `${count} failed ${count === 1 ? 'delivery is' : 'deliveries are'} being sent again.`,
+            );
             refreshSoon();
           }
         }}
