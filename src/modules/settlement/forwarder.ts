@@ -30,6 +30,11 @@ export interface ForwardRunResult {
 
 class ForwardConflict extends Error {}
 
+/** Unswept deposits read per query. */
+const PAGE = 2000;
+/** How long a batch too small for its fee waits before it is priced again (fees change). */
+const DUST_RETRY_MS = 10 * 60_000;
+
 /** Splits `fee` over shares in proportion to their amounts; the rounding remainder goes to the first share. */
 export function splitFee(
   fee: bigint,
@@ -59,10 +64,23 @@ export function createForwarder(deps: ForwarderDeps) {
   const { chain, isTest } = adapter;
   const batchSize = deps.batchSize ?? 50;
   const warned = new Set<string>();
+  /** Batches found too small to pay their fee, by their deposits: not rebuilt (an RPC round for a node) for a while. */
+  const dust = new Map<string, number>();
 
   async function plan(): Promise<number> {
-    const candidates = await repo.unforwardedDeposits(db, chain, isTest, 2000);
-    if (candidates.length === 0) return 0;
+    let planned = 0;
+    let after: { finalAt: Date; id: string } | undefined;
+    // Page through every unswept final deposit: those of payments still open are skipped, not left blocking.
+    for (;;) {
+      const page = await repo.unforwardedDeposits(db, chain, isTest, PAGE, after);
+      if (page.length > 0) planned += await planPage(page);
+      const last = page.at(-1);
+      if (page.length < PAGE || last === undefined || last.finalAt === null) return planned;
+      after = { finalAt: last.finalAt, id: last.id };
+    }
+  }
+
+  async function planPage(candidates: DepositRow[]): Promise<number> {
     const rows = await deps.payments.rowsByIds([...new Set(candidates.map((deposit) => deposit.paymentId))]);
     const payments = new Map(rows.map((row) => [row.id, row]));
     const groups = new Map<string, Array<{ deposit: DepositRow; payment: PaymentRow }>>();
@@ -114,13 +132,19 @@ export function createForwarder(deps: ForwarderDeps) {
       input.amount += BigInt(deposit.amount);
       inputs.set(deposit.address, input);
     }
+    const dustKey = items
+      .map((item) => item.deposit.id)
+      .sort()
+      .join(',');
+    if ((dust.get(dustKey) ?? 0) > Date.now()) return false;
     const id = newId('fwd');
     const built = await adapter.buildForward({ id, asset, inputs: [...inputs.values()], to });
     if (built.amount <= 0n) {
-      deps.logger?.debug(
+      deps.logger?.info(
         { chain, merchantId, asset },
         'deposits too small to pay the forwarding fee; left in place',
       );
+      dust.set(dustKey, Date.now() + DUST_RETRY_MS);
       return false;
     }
     const now = clock.now();

@@ -178,8 +178,14 @@ export const settlementRepo = {
     return out;
   },
 
-  /** Final deposits not yet swept, oldest first. */
-  async unforwardedDeposits(db: Db, chain: string, isTest: boolean, limit: number): Promise<DepositRow[]> {
+  /** Final deposits not yet swept, oldest first, after `after` (keyset pagination). */
+  async unforwardedDeposits(
+    db: Db,
+    chain: string,
+    isTest: boolean,
+    limit: number,
+    after?: { finalAt: Date; id: string },
+  ): Promise<DepositRow[]> {
     return db
       .select()
       .from(deposits)
@@ -189,6 +195,9 @@ export const settlementRepo = {
           eq(deposits.isTest, isTest),
           eq(deposits.state, 'final'),
           sql`${deposits.forwardId} is null`,
+          after === undefined
+            ? undefined
+            : sql`(${deposits.finalAt}, ${deposits.id}) > (${after.finalAt.toISOString()}::timestamptz, ${after.id})`,
         ),
       )
       .orderBy(asc(deposits.finalAt), asc(deposits.id))

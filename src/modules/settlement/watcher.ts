@@ -264,7 +264,10 @@ export function createWatcher(deps: WatcherDeps) {
         result.transitions += committed.transitions;
         result.events += committed.events;
         const newest = blocks.at(-1) as BlockRef;
-        if (newest.number % 100 === 0) await repo.pruneBlocksBelow(db, chain, isTest, newest.number - window);
+        // Now and then (each time the height passes a multiple of 100), forget block hashes below the window.
+        if (Math.floor(newest.number / 100) !== Math.floor(cursor.blockNumber / 100)) {
+          await repo.pruneBlocksBelow(db, chain, isTest, newest.number - window);
+        }
         cursor = await repo.cursor(db, chain, isTest);
       }
       return result;
