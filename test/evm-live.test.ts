@@ -336,6 +336,18 @@ describe('live EVM payments through the running program against anvil', { timeou
     await expectSwept(m, completed, 'ETH');
   });
 
+  it('the node is killed and restarted with its state right after the payment is mined: counted once', async () => {
+    const m = await merchant();
+    const p = await create(m.liveKey, { amount: '0.045', currency: 'ETH' });
+    const hash = await chain.sendEth(p.address, units(p.expected_amount_native, 18));
+    await chain.publicClient.waitForTransactionReceipt({ hash, pollingInterval: 20 });
+    await anvil.restart({ downMs: 1500 });
+    const completed = await until(m.liveKey, p.payment_id, 'completed', (x) => x.status === 'completed');
+    expect(completed.deposits).toHaveLength(1);
+    expect(completed.tx_hash).toBe(hash);
+    await expectSwept(m, completed, 'ETH');
+  });
+
   it('a deposit reorganised away before finality: back to pending, nothing credited', async () => {
     const m = await merchant();
     const p = await create(m.liveKey, { amount: '0.06', currency: 'ETH' });

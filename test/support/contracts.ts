@@ -20,10 +20,11 @@ export interface Compiled {
 export interface Contracts {
   TestToken: Compiled;
   EthForwarder: Compiled;
+  L1FeeOracle: Compiled;
 }
 
 const folder = join(dirname(fileURLToPath(import.meta.url)), 'contracts');
-const files = ['TestToken.sol', 'EthForwarder.sol'] as const;
+const files = ['TestToken.sol', 'EthForwarder.sol', 'L1FeeOracle.sol'] as const;
 
 interface SolcOutput {
   errors?: Array<{ severity: string; formattedMessage: string }>;
@@ -48,8 +49,11 @@ export function compileContracts(): Contracts {
     .slice(0, 16);
   const cacheFile = join(tmpdir(), 'svc-solc-cache', `${key}.json`);
   if (existsSync(cacheFile)) {
-    cached = JSON.parse(readFileSync(cacheFile, 'utf8')) as Contracts;
-    return cached;
+    const fromCache = JSON.parse(readFileSync(cacheFile, 'utf8')) as Partial<Contracts>;
+    if (fromCache.TestToken && fromCache.EthForwarder && fromCache.L1FeeOracle) {
+      cached = fromCache as Contracts;
+      return cached;
+    }
   }
   const output = JSON.parse(
     solc.compile(JSON.stringify({ language: 'Solidity', sources, settings })),
@@ -61,11 +65,13 @@ export function compileContracts(): Contracts {
     if (contract === undefined) throw new Error(`${name} missing from solc output`);
     return { abi: contract.abi, bytecode: `0x${contract.evm.bytecode.object}` };
   };
-  cached = {
+  const compiled: Contracts = {
     TestToken: pick('TestToken.sol', 'TestToken'),
     EthForwarder: pick('EthForwarder.sol', 'EthForwarder'),
+    L1FeeOracle: pick('L1FeeOracle.sol', 'L1FeeOracle'),
   };
+  cached = compiled;
   mkdirSync(dirname(cacheFile), { recursive: true });
-  writeFileSync(cacheFile, JSON.stringify(cached));
-  return cached;
+  writeFileSync(cacheFile, JSON.stringify(compiled));
+  return compiled;
 }

@@ -2,6 +2,7 @@ import { pino } from 'pino';
 import type { Hex } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Anvil, startAnvil } from '../../../../test/support/anvil.ts';
+import { compileContracts } from '../../../../test/support/contracts.ts';
 import { type EvmTestChain, setUpEvmChain } from '../../../../test/support/evm.ts';
 import { testMnemonic } from '../../../../test/support/harness.ts';
 import { createAddressDeriver } from '../derivation.ts';
@@ -279,6 +280,44 @@ describe('EVM adapter against anvil', () => {
     expect(await chain.tokenBalance(payout)).toBe(7_000_000n);
     expect(await chain.tokenBalance(from)).toBe(0n);
     expect(await chain.ethBalance(adapter.gasWallet)).toBeLessThan(gasBefore);
+  });
+
+  it('on an OP-stack chain, keeps the L1 data fee back from a native sweep', async () => {
+    const { L1FeeOracle } = compileContracts();
+    const deployHash = await chain.wallet(0).deployContract({
+      abi: L1FeeOracle.abi,
+      bytecode: L1FeeOracle.bytecode,
+      account: chain.wallet(0).account ?? null,
+      chain: null,
+    });
+    const deployed = await chain.publicClient.waitForTransactionReceipt({ hash: deployHash });
+    const code = await chain.publicClient.getCode({ address: deployed.contractAddress as Hex });
+    await anvil.rpc('anvil_setCode', ['0x420000000000000000000000000000000000000F', code]);
+    const onBase = createEvmAdapter({
+      settings: settings(anvil.url, { chain: 'base' }),
+      shared,
+      requiredConfirmations: 2,
+      deriver,
+      logger,
+      bundles,
+    });
+    const from = address(40);
+    const payout = '0x000000000000000000000000000000000000ba5e';
+    await chain.sendEth(from, 10n ** 16n);
+    const built = await onBase.buildForward({
+      id: 'fwd_base',
+      asset: 'ETH',
+      inputs: [{ address: from, derivationIndex: 40, amount: 10n ** 16n }],
+      to: payout,
+    });
+    bundles.put(built.txHash, built.rawTx);
+    await onBase.broadcast(built.rawTx);
+    expect((await onBase.forwardStatus(built.txHash)).state).toBe('included');
+    const l1 = 10n ** 12n;
+    expect(await chain.ethBalance(payout)).toBe(built.amount);
+    // Gas as signed, plus the L1 fee; twice the oracle's figure was held back (anvil charges no L1 fee).
+    expect(built.amount + built.fee + l1).toBe(10n ** 16n);
+    expect(await chain.ethBalance(from)).toBe(2n * l1);
   });
 
   it('leaves dust worth less than the fee and says so', async () => {

@@ -96,6 +96,10 @@ const erc20 = parseAbi([
   'function balanceOf(address owner) view returns (uint256)',
 ]);
 
+const gasPriceOracle = parseAbi(['function getL1Fee(bytes data) view returns (uint256)']);
+const GAS_PRICE_ORACLE = '0x420000000000000000000000000000000000000F';
+const OP_STACK = new Set<ChainId>(['base', 'optimism']);
+
 interface BundleTx {
   hash: Hex;
   raw: Hex;
@@ -400,7 +404,7 @@ export function createEvmAdapter(deps: EvmAdapterDeps): EvmAdapter {
       type: 'eip1559',
       chainId: expectedChainId ?? Number(await rpc.request<string>('eth_chainId')),
       nonce: tx.nonce,
-      to: tx.to as Hex,
+      to: tx.to.toLowerCase() as Hex,
       value: tx.value,
       gas: tx.gas,
       maxFeePerGas: tx.maxFee,
@@ -412,6 +416,27 @@ export function createEvmAdapter(deps: EvmAdapterDeps): EvmAdapter {
 
   const depositKey = (index: number): Hex =>
     `0x${Buffer.from(deriver.derivePrivateKey(chainId, isTest, index)).toString('hex')}` as Hex;
+
+  /**
+   * The L1 data fee an OP-stack chain (Base, OP Mainnet) charges a transaction on top of its gas, from the
+   * GasPriceOracle predeploy; 0 elsewhere (and where the oracle does not answer).
+   */
+  async function l1DataFee(raw: Hex): Promise<bigint> {
+    if (!OP_STACK.has(chainId)) return 0n;
+    try {
+      const answer = await rpc.request<Hex>('eth_call', [
+        {
+          to: GAS_PRICE_ORACLE,
+          data: encodeFunctionData({ abi: gasPriceOracle, functionName: 'getL1Fee', args: [raw] }),
+        },
+        'latest',
+      ]);
+      return answer === '0x' ? 0n : BigInt(answer);
+    } catch (error) {
+      logger.warn({ error: error instanceof Error ? error.message : String(error) }, 'L1 fee oracle failed');
+      return 0n;
+    }
+  }
 
   async function receipt(hash: string): Promise<RpcReceipt | null> {
     return rpc.request<RpcReceipt | null>('eth_getTransactionReceipt', [hash]);
@@ -603,17 +628,21 @@ export function createEvmAdapter(deps: EvmAdapterDeps): EvmAdapter {
           }
           const nonce = await nonceFor(input.address, taken, open);
           // Priority fee = max fee: the fee charged is exactly gas × maxFee, so balance − fee leaves nothing behind.
-          const signed = await sign(depositKey(input.derivationIndex), {
-            to,
-            value: available - cost,
-            gas,
-            nonce,
-            maxFee,
-            tip: maxFee,
-          });
+          const key = depositKey(input.derivationIndex);
+          const draft = { to, value: available - cost, gas, nonce, maxFee, tip: maxFee };
+          let signed = await sign(key, draft);
+          // OP-stack chains also charge the L1 data fee from the balance: keep twice the oracle's figure back.
+          const l1 = await l1DataFee(signed.raw);
+          if (l1 > 0n) {
+            if (available <= cost + 2n * l1) {
+              noteDust({ address: input.address, asset: asset.code, amount: available });
+              continue;
+            }
+            signed = await sign(key, { ...draft, value: available - cost - 2n * l1 });
+          }
           txs.push({ ...signed, nonce });
-          amount += available - cost;
-          fee += cost;
+          amount += available - cost - 2n * l1;
+          fee += cost + l1;
         }
       } else {
         const contract = contractOf(asset, isTest);
@@ -649,7 +678,20 @@ export function createEvmAdapter(deps: EvmAdapterDeps): EvmAdapter {
             gas = 100_000n;
           }
           gas = (gas * 12n) / 10n;
-          const need = gas * maxFee;
+          const l1 = await l1DataFee(
+            (
+              await sign(depositKey(input.derivationIndex), {
+                to: contract,
+                value: 0n,
+                gas,
+                nonce: 0,
+                maxFee,
+                tip,
+                data,
+              })
+            ).raw,
+          );
+          const need = gas * maxFee + 2n * l1;
           const ethBalance = BigInt(await rpc.request<string>('eth_getBalance', [input.address, 'latest']));
           let fundedBy: Hex | undefined;
           if (ethBalance < need) {
