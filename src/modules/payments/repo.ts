@@ -151,12 +151,15 @@ export function createPaymentsRepo(db: Db) {
     /** Locks payments for a state change in the caller's transaction (in id order, so lockers never deadlock). */
     async lockForSettlement(tx: Db, ids: string[]): Promise<PaymentRow[]> {
       if (ids.length === 0) return [];
-      return tx
-        .select()
-        .from(payments)
-        .where(sql`${payments.id} = any(${pgArray(ids)}::uuid[])`)
-        .orderBy(asc(payments.id))
-        .for('update');
+      return (
+        tx
+          .select()
+          .from(payments)
+          .where(sql`${payments.id} = any(${pgArray(ids)}::uuid[])`)
+          .orderBy(asc(payments.id))
+          // NO KEY UPDATE: excludes every other writer of these rows, without blocking inserts that reference them.
+          .for('no key update')
+      );
     },
 
     async byIds(tx: Db, ids: string[]): Promise<PaymentRow[]> {

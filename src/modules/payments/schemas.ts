@@ -233,3 +233,21 @@ export const checkoutViewSchema = z
   })
   .meta({ id: 'CheckoutView' });
 export type CheckoutView = z.infer<typeof checkoutViewSchema>;
+
+export const checkoutSimulateSchema = z.strictObject({
+  outcome: z
+    .enum(simulateOutcomes)
+    .describe(
+      '`paid`: sends what is still due; `underpaid`: less; `overpaid`: more; `expired`: ends the window now.',
+    ),
+});
+export type CheckoutSimulateInput = z.infer<typeof checkoutSimulateSchema>;
+
+export const checkoutSimulateResultSchema = z
+  .object({
+    outcome: z.enum(simulateOutcomes),
+    deposit: simulateResultSchema.shape.deposit,
+    checkout: checkoutViewSchema.describe('The public checkout view right after the simulation.'),
+  })
+  .meta({ id: 'CheckoutSimulation' });
+export type CheckoutSimulateResultView = z.infer<typeof checkoutSimulateResultSchema>;

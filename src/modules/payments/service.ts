@@ -657,6 +657,13 @@ export function createPaymentsService(deps: PaymentsDeps) {
       return row;
     },
 
+    /** A payment by its id alone, for the public checkout (never hand its merchant data to the payer). */
+    async findPublicRow(id: string): Promise<PaymentRow> {
+      const row = await repo.findPublic(id);
+      if (row === undefined) throw new AppError('not_found', 'No such payment.', { param: 'payment_id' });
+      return row;
+    },
+
     /** Ends the window of an open payment now and settles it (test mode `simulate`, outcome `expired`). */
     async endWindow(row: PaymentRow, now: Date): Promise<void> {
       await db.transaction(async (tx) => {

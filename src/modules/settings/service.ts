@@ -74,7 +74,12 @@ function ratioCanonical(value: string): string {
   return trimmed === '' ? '0' : trimmed;
 }
 
+/** How long a process reuses a merchant's default window (read on every payment creation). */
+const WINDOW_CACHE_MS = 1000;
+
 export function createSettingsService({ db, repo, clock }: SettingsDeps) {
+  const windowCache = new Map<string, { seconds: number; until: number }>();
+
   function view(row: MerchantSettingsRow | undefined): MerchantSettingsView {
     return {
       underpayment_tolerance_percent: row?.underpaymentTolerancePercent ?? '0',
@@ -150,6 +155,7 @@ export function createSettingsService({ db, repo, clock }: SettingsDeps) {
         updatedAt: clock.now(),
       };
       await repo.upsertSettings(row);
+      windowCache.delete(principal.merchantId);
       return view(row);
     },
 
@@ -219,9 +225,17 @@ export function createSettingsService({ db, repo, clock }: SettingsDeps) {
       return out;
     },
 
-    /** The window of a merchant's new payments without `expires_in`. */
+    /**
+     * The window of a merchant's new payments without `expires_in`. Reused for a second in this process (a change
+     * made through another process applies within that second; one made here, at once).
+     */
     async defaultWindowSeconds(merchantId: string): Promise<number> {
-      return (await settingsRow(merchantId))?.defaultWindowSeconds ?? DEFAULT_WINDOW_SECONDS;
+      const cached = windowCache.get(merchantId);
+      if (cached !== undefined && cached.until > Date.now()) return cached.seconds;
+      const seconds = (await settingsRow(merchantId))?.defaultWindowSeconds ?? DEFAULT_WINDOW_SECONDS;
+      if (windowCache.size > 10_000) windowCache.clear();
+      windowCache.set(merchantId, { seconds, until: Date.now() + WINDOW_CACHE_MS });
+      return seconds;
     },
   };
 }

@@ -32,8 +32,9 @@ export const settlementRepo = {
   // ---- deposits ----
 
   /**
-   * Records deposits; a transfer already recorded (same chain, mode, tx, index) is left alone unless it had been
-   * reverted, in which case it is seen again in its new block. Returns the payments of the rows written.
+   * Records deposits (`seen`, or `final` when their block already has its confirmations); a transfer already recorded
+   * (same chain, mode, tx, index) is left alone unless it had been reverted, in which case it is recorded again in its
+   * new block. Returns the payments of the rows written.
    */
   async upsertDeposits(tx: Db, rows: DepositRow[]): Promise<string[]> {
     const paymentIds: string[] = [];
@@ -44,7 +45,7 @@ export const settlementRepo = {
       const written = await queryRows<{ payment_id: string }>(
         tx,
         sql`insert into deposits (id, payment_id, chain, is_test, tx_hash, output_index, address, asset, amount,
-                                  block_number, block_hash, block_time, state, simulated, seen_at)
+                                  block_number, block_hash, block_time, state, simulated, seen_at, final_at)
             select * from unnest(${column((r) => r.id)}::text[], ${column((r) => r.paymentId)}::uuid[],
                                  ${column((r) => r.chain)}::text[], ${column((r) => r.isTest)}::boolean[],
                                  ${column((r) => r.txHash)}::text[], ${column((r) => r.outputIndex)}::integer[],
@@ -53,10 +54,12 @@ export const settlementRepo = {
                                  ${column((r) => r.blockHash)}::text[],
                                  ${column((r) => r.blockTime.toISOString())}::timestamptz[],
                                  ${column((r) => r.state)}::text[], ${column((r) => r.simulated)}::boolean[],
-                                 ${column((r) => r.seenAt.toISOString())}::timestamptz[])
+                                 ${column((r) => r.seenAt.toISOString())}::timestamptz[],
+                                 ${pgArray(chunk.map((r) => r.finalAt?.toISOString() ?? null))}::timestamptz[])
             on conflict (chain, is_test, tx_hash, output_index) do update
-              set state = 'seen', block_number = excluded.block_number, block_hash = excluded.block_hash,
-                  block_time = excluded.block_time, seen_at = excluded.seen_at, reverted_at = null
+              set state = excluded.state, block_number = excluded.block_number, block_hash = excluded.block_hash,
+                  block_time = excluded.block_time, seen_at = excluded.seen_at, final_at = excluded.final_at,
+                  reverted_at = null
               where deposits.state = 'reverted'
             returning payment_id`,
       );

@@ -1,7 +1,14 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { principalOf } from '../../http/auth.ts';
 import type { RouteContext } from '../../http/context.ts';
-import { paymentParamsSchema, simulatePaymentSchema, simulateResultSchema } from '../payments/schemas.ts';
+import {
+  checkoutParamsSchema,
+  checkoutSimulateResultSchema,
+  checkoutSimulateSchema,
+  paymentParamsSchema,
+  simulatePaymentSchema,
+  simulateResultSchema,
+} from '../payments/schemas.ts';
 
 export function settlementRoutes({ services, requireAuth }: RouteContext): FastifyPluginAsyncZod {
   return async (app) => {
@@ -27,6 +34,28 @@ export function settlementRoutes({ services, requireAuth }: RouteContext): Fasti
         reply
           .status(202)
           .send(await services.settlement.simulate(principalOf(request), request.params.id, request.body)),
+    );
+
+    app.post(
+      '/payments/checkout/:payment_id/simulate',
+      {
+        schema: {
+          tags: ['Checkout'],
+          summary: 'TEST MODE: simulate the payer from the hosted checkout (no key)',
+          description:
+            'Public like the checkout view, and for test-mode payments only: a live payment is refused with ' +
+            '`not_test_mode`. Same outcomes as `POST /payments/{id}/simulate` (without `amount_native`); the answer ' +
+            'holds the public checkout view, never merchant data. Rate-limited per IP like every public route.',
+          params: checkoutParamsSchema,
+          body: checkoutSimulateSchema,
+          response: { 202: checkoutSimulateResultSchema },
+        },
+      },
+      async (request, reply) =>
+        reply
+          .status(202)
+          .header('cache-control', 'no-store')
+          .send(await services.settlement.simulateCheckout(request.params.payment_id, request.body)),
     );
   };
 }

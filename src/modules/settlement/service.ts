@@ -4,7 +4,13 @@ import type { Clock } from '../../lib/clock.ts';
 import { AppError } from '../../lib/errors.ts';
 import { fromBaseUnits, MoneyFormatError, toBaseUnits } from '../../lib/money.ts';
 import { getAsset, getChain } from '../chains/registry.ts';
-import type { SimulatePaymentInput, SimulateResultView } from '../payments/schemas.ts';
+import type { PaymentRow } from '../payments/repo.ts';
+import type {
+  CheckoutSimulateInput,
+  CheckoutSimulateResultView,
+  SimulatePaymentInput,
+  SimulateResultView,
+} from '../payments/schemas.ts';
 import type { PaymentsService } from '../payments/service.ts';
 import type { ChainAdapters } from './adapters.ts';
 import { settlementRepo } from './repo.ts';
@@ -12,102 +18,131 @@ import { settlementRepo } from './repo.ts';
 export interface SettlementDeps {
   db: Db;
   clock: Clock;
-  payments: Pick<PaymentsService, 'findRow' | 'endWindow' | 'toView' | 'tolerancesOf'>;
+  payments: Pick<
+    PaymentsService,
+    'findRow' | 'findPublicRow' | 'endWindow' | 'toView' | 'tolerancesOf' | 'checkoutView'
+  >;
   adapters: ChainAdapters;
 }
 
+type SimulatedDeposit = SimulateResultView['deposit'];
+
 /** What the API offers of settlement: test-mode simulation of a payer. */
 export function createSettlementService({ db, clock, payments, adapters }: SettlementDeps) {
+  /**
+   * TEST MODE ONLY. Sends a simulated deposit to a test payment's address (it lands in the next simulated block and
+   * then walks through confirmations), or ends its window (`expired`). Returns the simulated transfer (null for
+   * `expired`). Defaults: `paid` sends what is still due, `underpaid` half of what would count as paid, `overpaid`
+   * what is due plus the overpayment tolerance plus 10 %.
+   */
+  async function simulateRow(
+    row: PaymentRow,
+    input: SimulatePaymentInput,
+    param: string,
+  ): Promise<SimulatedDeposit> {
+    if (!row.isTest) {
+      throw new AppError(
+        'not_test_mode',
+        'Only test-mode payments can be simulated; this payment is live and needs a real on-chain transfer.',
+        { param },
+      );
+    }
+    const chain = getChain(row.chain);
+    const asset = chain === undefined ? undefined : getAsset(chain, row.asset);
+    const sim = adapters.simulated(row.chain);
+    if (chain === undefined || asset === undefined || sim === undefined) {
+      throw new AppError('unsupported_chain', `No simulated chain for ${row.chain}.`, { param });
+    }
+
+    if (input.outcome === 'expired') {
+      if (!['pending', 'underpaid', 'confirming'].includes(row.status)) {
+        throw new AppError(
+          'invalid_state',
+          `The payment is ${row.status}; only an open payment's window can end.`,
+          {
+            param: 'outcome',
+          },
+        );
+      }
+      if (input.amount_native !== undefined) {
+        throw new AppError('parameter_invalid', 'amount_native does not apply to the expired outcome.', {
+          param: 'amount_native',
+        });
+      }
+      await payments.endWindow(row, clock.now());
+      return null;
+    }
+
+    let amount: bigint;
+    if (input.amount_native !== undefined) {
+      try {
+        amount = toBaseUnits(input.amount_native, asset.decimals);
+      } catch (error) {
+        if (!(error instanceof MoneyFormatError)) throw error;
+        throw new AppError(
+          'parameter_invalid',
+          `amount_native must be a positive decimal string with at most ${asset.decimals} decimals.`,
+          { param: 'amount_native' },
+        );
+      }
+      if (amount <= 0n) {
+        throw new AppError('parameter_invalid', 'amount_native must be positive.', {
+          param: 'amount_native',
+        });
+      }
+    } else {
+      const expected = BigInt(row.expectedBaseUnits);
+      const sent = (await settlementRepo.depositsOfPayment(db, row.id))
+        .filter((deposit) => deposit.state !== 'reverted' && deposit.asset === row.asset)
+        .reduce((sum, deposit) => sum + BigInt(deposit.amount), 0n);
+      const due = expected > sent ? expected - sent : 0n;
+      const tolerance = await payments.tolerancesOf(row);
+      const atLeast1 = (value: bigint) => (value > 0n ? value : 1n);
+      if (input.outcome === 'paid') {
+        amount = due > 0n ? due : expected;
+      } else if (input.outcome === 'underpaid') {
+        amount = atLeast1((due > tolerance.under ? due - tolerance.under : 0n) / 2n);
+      } else {
+        amount = due + tolerance.over + atLeast1(expected / 10n);
+      }
+    }
+    const sent = await sim.sendDeposit({ to: row.address, asset: row.asset, amount });
+    return {
+      tx_hash: sent.txHash,
+      output_index: sent.outputIndex,
+      address: row.address,
+      asset: row.asset,
+      amount_native: fromBaseUnits(amount, asset.decimals),
+    };
+  }
+
   return {
-    /**
-     * TEST MODE ONLY. Sends a simulated deposit to a test payment's address (it lands in the next simulated block and
-     * then walks through confirmations), or ends its window. Defaults: `paid` sends what is still due, `underpaid`
-     * half of what would count as paid, `overpaid` what is due plus the overpayment tolerance plus 10 %.
-     */
+    /** TEST MODE ONLY: `simulateRow` for a payment of the principal (the API's `POST /payments/{id}/simulate`). */
     async simulate(
       principal: Principal,
       id: string,
       input: SimulatePaymentInput,
     ): Promise<SimulateResultView> {
       const row = await payments.findRow(principal, id);
-      if (!row.isTest) {
-        throw new AppError(
-          'not_test_mode',
-          'Only test-mode payments can be simulated; this payment is live and needs a real on-chain transfer.',
-          { param: 'id' },
-        );
-      }
-      const chain = getChain(row.chain);
-      const asset = chain === undefined ? undefined : getAsset(chain, row.asset);
-      const sim = adapters.simulated(row.chain);
-      if (chain === undefined || asset === undefined || sim === undefined) {
-        throw new AppError('unsupported_chain', `No simulated chain for ${row.chain}.`, { param: 'id' });
-      }
+      const deposit = await simulateRow(row, input, 'id');
+      const after = deposit === null ? await payments.findRow(principal, id) : row;
+      return { outcome: input.outcome, deposit, payment: payments.toView(after) };
+    },
 
-      if (input.outcome === 'expired') {
-        if (!['pending', 'underpaid', 'confirming'].includes(row.status)) {
-          throw new AppError(
-            'invalid_state',
-            `The payment is ${row.status}; only an open payment's window can end.`,
-            {
-              param: 'outcome',
-            },
-          );
-        }
-        if (input.amount_native !== undefined) {
-          throw new AppError('parameter_invalid', 'amount_native does not apply to the expired outcome.', {
-            param: 'amount_native',
-          });
-        }
-        await payments.endWindow(row, clock.now());
-        const after = await payments.findRow(principal, id);
-        return { outcome: 'expired', deposit: null, payment: payments.toView(after) };
-      }
-
-      let amount: bigint;
-      if (input.amount_native !== undefined) {
-        try {
-          amount = toBaseUnits(input.amount_native, asset.decimals);
-        } catch (error) {
-          if (!(error instanceof MoneyFormatError)) throw error;
-          throw new AppError(
-            'parameter_invalid',
-            `amount_native must be a positive decimal string with at most ${asset.decimals} decimals.`,
-            { param: 'amount_native' },
-          );
-        }
-        if (amount <= 0n) {
-          throw new AppError('parameter_invalid', 'amount_native must be positive.', {
-            param: 'amount_native',
-          });
-        }
-      } else {
-        const expected = BigInt(row.expectedBaseUnits);
-        const sent = (await settlementRepo.depositsOfPayment(db, row.id))
-          .filter((deposit) => deposit.state !== 'reverted' && deposit.asset === row.asset)
-          .reduce((sum, deposit) => sum + BigInt(deposit.amount), 0n);
-        const due = expected > sent ? expected - sent : 0n;
-        const tolerance = await payments.tolerancesOf(row);
-        const atLeast1 = (value: bigint) => (value > 0n ? value : 1n);
-        if (input.outcome === 'paid') {
-          amount = due > 0n ? due : expected;
-        } else if (input.outcome === 'underpaid') {
-          amount = atLeast1((due > tolerance.under ? due - tolerance.under : 0n) / 2n);
-        } else {
-          amount = due + tolerance.over + atLeast1(expected / 10n);
-        }
-      }
-      const sent = await sim.sendDeposit({ to: row.address, asset: row.asset, amount });
+    /**
+     * TEST MODE ONLY, no key: the hosted checkout's test banner. Answers with the public checkout view only, so no
+     * merchant data (order id, metadata) leaves through it. A live payment is refused with `not_test_mode`.
+     */
+    async simulateCheckout(
+      paymentId: string,
+      input: CheckoutSimulateInput,
+    ): Promise<CheckoutSimulateResultView> {
+      const row = await payments.findPublicRow(paymentId);
+      const deposit = await simulateRow(row, { outcome: input.outcome }, 'payment_id');
       return {
         outcome: input.outcome,
-        deposit: {
-          tx_hash: sent.txHash,
-          output_index: sent.outputIndex,
-          address: row.address,
-          asset: row.asset,
-          amount_native: fromBaseUnits(amount, asset.decimals),
-        },
-        payment: payments.toView(row),
+        deposit,
+        checkout: await payments.checkoutView(paymentId),
       };
     },
   };

@@ -108,7 +108,9 @@ export function createWatcher(deps: WatcherDeps) {
     deps.logger?.info({ chain, isTest, block: head.number }, 'watcher starts at the current head');
   }
 
-  function depositRows(block: BlockRef, transfers: Transfer[], now: Date): DepositRow[] {
+  /** Deposits of `block`; already final when the block has its confirmations under `tip` (catch-up, 1 required). */
+  function depositRows(block: BlockRef, transfers: Transfer[], now: Date, tip: number): DepositRow[] {
+    const final = tip - block.number + 1 >= adapter.requiredConfirmations;
     const rows: DepositRow[] = [];
     for (const transfer of transfers) {
       const target = watched.get(adapter.addressKey(transfer.to));
@@ -126,11 +128,11 @@ export function createWatcher(deps: WatcherDeps) {
         blockNumber: block.number,
         blockHash: block.hash,
         blockTime: block.timestamp,
-        state: 'seen',
+        state: final ? 'final' : 'seen',
         simulated: adapter.simulated,
         forwardId: null,
         seenAt: now,
-        finalAt: null,
+        finalAt: final ? now : null,
         revertedAt: null,
       });
     }
@@ -219,8 +221,10 @@ export function createWatcher(deps: WatcherDeps) {
     /** Scans every new block (up to `maxBlocksPerPoll`), handling reorganisations on the way. */
     async poll(): Promise<PollResult> {
       const result: PollResult = { blocks: 0, deposits: 0, transitions: 0, events: 0, reorgs: 0 };
-      await refresh(clock.now().getTime());
+      // The head first, then the watched set: every block scanned below was mined before the set was read, so any
+      // payment paid in it (its address was handed out, so its row was committed, before the payer could pay) is in.
       const head = await adapter.head();
+      await refresh(clock.now().getTime());
       if (head === null) return result;
       let cursor = await repo.cursor(db, chain, isTest);
       if (cursor === undefined) {
@@ -255,8 +259,9 @@ export function createWatcher(deps: WatcherDeps) {
         if (blocks.length === 0) break;
         const now = clock.now();
         const rows: DepositRow[] = [];
+        const tip = (blocks.at(-1) as BlockRef).number;
         for (const block of blocks) {
-          rows.push(...depositRows(block, await adapter.transfers(block, watchedKeys), now));
+          rows.push(...depositRows(block, await adapter.transfers(block, watchedKeys), now, tip));
         }
         const committed = await commit(blocks, rows, now);
         result.blocks += blocks.length;
