@@ -19,6 +19,7 @@ import { settlementRoutes } from './modules/settlement/routes.ts';
 import { webhookDeliveryRoutes } from './modules/webhooks/delivery-routes.ts';
 import { webhookEndpointRoutes } from './modules/webhooks/routes.ts';
 import type { Services } from './services.ts';
+import { checkoutRoutes } from './web/checkout/routes.ts';
 import { dashboardRoutes } from './web/dashboard-routes.ts';
 
 export interface AppDeps {
@@ -127,6 +128,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     { prefix: '/v1' },
   );
 
+  await app.register(checkoutRoutes({ payments: services.payments, settlement: services.settlement }));
   await app.register(dashboardRoutes(deps.dashboardDir === undefined ? {} : { distDir: deps.dashboardDir }));
 
   return app;

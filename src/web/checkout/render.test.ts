@@ -1,0 +1,174 @@
+import { describe, expect, it } from 'vitest';
+import { type CheckoutView, paymentStatuses } from '../../modules/payments/schemas.ts';
+import { qrSvg } from './qr.ts';
+import { escapeHtml, formatRemaining, networkLabel, renderCheckoutPage, safeRedirectUrl } from './render.ts';
+
+const assets = { css: '/pay/assets/checkout.abc.css', js: '/pay/assets/checkout.abc.js' };
+const now = new Date('2026-01-01T12:00:00.000Z');
+
+function view(overrides: Partial<CheckoutView> = {}): CheckoutView {
+  return {
+    payment_id: '01940000-0000-7000-8000-000000000001',
+    status: 'pending',
+    amount: '25.00',
+    currency: 'USD',
+    chain: 'ethereum',
+    chain_name: 'Ethereum',
+    network: 'Sepolia',
+    asset: 'ETH',
+    asset_decimals: 18,
+    address: '0x9858EfFD232B4033E47d90003D41EC34EcaEda94',
+    expected_amount_native: '0.0083',
+    received_amount_native: '0',
+    remaining_amount_native: '0.0083',
+    payment_uri: 'ethereum:0x9858EfFD232B4033E47d90003D41EC34EcaEda94@11155111?value=8300000000000000',
+    expires_at: '2026-01-01T12:29:41.000Z',
+    confirmations: { seen: 0, required: 3 },
+    is_test: true,
+    redirect_url: null,
+    ...overrides,
+  };
+}
+
+const render = (v: CheckoutView, qr = '<svg class="qr-code"></svg>') =>
+  renderCheckoutPage(v, { assets, now, qr });
+
+/** Text content of the page, roughly: tags removed, entities kept (but &nbsp; as a space). */
+const text = (html: string) =>
+  html
+    .replace(/<[^>]*>/g, ' ')
+    .replaceAll('&nbsp;', ' ')
+    .replace(/\s+/g, ' ');
+
+describe('checkout page rendering', () => {
+  it('shows the amount, network warning, address, QR and countdown while a payment is pending', async () => {
+    const v = view();
+    const html = render(v, await qrSvg(v.payment_uri, 'QR code'));
+    expect(html).toContain('Send your payment');
+    expect(text(html)).toContain('0.0083 ETH');
+    expect(text(html)).toContain('25.00 USD');
+    expect(html).toContain('data-copy="0.0083"');
+    expect(html).toContain(`data-copy="${v.address}"`);
+    expect(text(html)).toContain('Send only ETH on Ethereum Sepolia test network');
+    expect(html).toMatch(/<svg class="qr-code" role="img" aria-label="QR code"[^>]*viewBox=/);
+    expect(html).toContain(`href="${v.payment_uri}"`);
+    expect(html).toContain('datetime="2026-01-01T12:29:41.000Z"');
+    expect(html).toContain('>29:41</time>');
+    // Without JavaScript it refreshes itself while the payment is open.
+    expect(html).toContain('<noscript><meta http-equiv="refresh" content="5"></noscript>');
+    expect(html).toContain('role="status" aria-live="polite"');
+    // Test mode: the banner with every outcome.
+    expect(text(html)).toContain('Test mode — no real funds move');
+    for (const outcome of ['paid', 'underpaid', 'overpaid', 'expired']) {
+      expect(html).toContain(`name="outcome" value="${outcome}"`);
+    }
+  });
+
+  it('has a distinct page for every status', () => {
+    const titles = new Set<string>();
+    for (const status of paymentStatuses) {
+      const html = render(
+        view({
+          status,
+          received_amount_native: status === 'pending' ? '0' : '0.004',
+          remaining_amount_native: '0.0043',
+          confirmations: { seen: 1, required: 3 },
+        }),
+      );
+      const title = /<h1[^>]*>([^<]+)<\/h1>/.exec(html)?.[1];
+      expect(title).toBeDefined();
+      titles.add(title ?? '');
+      expect(html).toContain(`data-status="${status}"`);
+      const final = ['completed', 'overpaid', 'expired'].includes(status);
+      expect(html.includes('http-equiv="refresh"')).toBe(!final);
+      // The QR and address are only there while funds are due.
+      expect(html.includes('class="qr-code"')).toBe(status === 'pending' || status === 'underpaid');
+    }
+    expect(titles.size).toBe(paymentStatuses.length);
+  });
+
+  it('shows received and remaining when underpaid, and confirmations while confirming', () => {
+    const under = text(
+      render(
+        view({ status: 'underpaid', received_amount_native: '0.004', remaining_amount_native: '0.0043' }),
+      ),
+    );
+    expect(under).toContain('Received 0.004 ETH');
+    expect(under).toContain('Remaining 0.0043 ETH');
+    expect(under).toContain('Send the remaining 0.0043 ETH');
+    const confirming = render(view({ status: 'confirming', confirmations: { seen: 2, required: 3 } }));
+    expect(confirming).toContain('<progress max="3" value="2"');
+    expect(text(confirming)).toContain('2 of 3 confirmations');
+  });
+
+  it('offers the redirect after completion only for http(s) addresses', () => {
+    const ok = render(view({ status: 'completed', redirect_url: 'https://shop.example/thanks?a=1&b=2' }));
+    expect(ok).toContain('href="https://shop.example/thanks?a=1&#38;b=2"');
+    expect(ok).toContain('Return to the shop');
+    for (const bad of ['javascript:alert(1)', 'data:text/html,hi', 'ftp://x.example/', 'not a url']) {
+      const html = render(view({ status: 'completed', redirect_url: bad }));
+      expect(html).not.toContain('data-testid="redirect"');
+      expect(html).not.toContain(bad.slice(0, 10));
+    }
+    // Not before completion.
+    expect(render(view({ redirect_url: 'https://shop.example/' }))).not.toContain('Return to the shop');
+    expect(safeRedirectUrl('HTTPS://Shop.example')).toBe('https://shop.example/');
+  });
+
+  it('escapes every dynamic value and links no unknown payment URI scheme', () => {
+    const evil = '<img src=x onerror=alert(1)>"\'&';
+    const html = render(
+      view({
+        asset: evil,
+        currency: evil,
+        amount: evil,
+        network: evil,
+        address: evil,
+        expected_amount_native: evil,
+        expires_at: evil,
+        payment_id: evil,
+        payment_uri: `javascript:alert(1)//${evil}`,
+        status: 'pending',
+      }),
+    );
+    expect(html).not.toContain('<img');
+    expect(html).not.toContain(`"'&`);
+    expect(html).toContain(escapeHtml(evil));
+    expect(html).not.toContain('javascript:');
+    for (const status of paymentStatuses) {
+      const page = render(
+        view({
+          status,
+          asset: evil,
+          network: evil,
+          received_amount_native: evil,
+          remaining_amount_native: evil,
+          redirect_url: `https://x.example/"><img src=x>`,
+        }),
+      );
+      expect(page).not.toContain('<img');
+    }
+  });
+
+  it('names the network plainly', () => {
+    expect(networkLabel({ network: 'Sepolia', chain_name: 'Ethereum', is_test: true })).toBe(
+      'Ethereum Sepolia test network',
+    );
+    expect(networkLabel({ network: 'OP Sepolia', chain_name: 'OP Mainnet', is_test: true })).toBe(
+      'OP Sepolia test network',
+    );
+    expect(networkLabel({ network: 'Bitcoin Testnet4', chain_name: 'Bitcoin', is_test: true })).toBe(
+      'Bitcoin Testnet4',
+    );
+    expect(networkLabel({ network: 'Ethereum Mainnet', chain_name: 'Ethereum', is_test: false })).toBe(
+      'Ethereum Mainnet',
+    );
+  });
+
+  it('formats the time left', () => {
+    expect(formatRemaining(0)).toBe('0:00');
+    expect(formatRemaining(-5000)).toBe('0:00');
+    expect(formatRemaining(61_900)).toBe('1:01');
+    expect(formatRemaining(3_723_000)).toBe('1:02:03');
+  });
+});

@@ -1,0 +1,143 @@
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import type { FastifyInstance, FastifyReply } from 'fastify';
+import { AppError } from '../../lib/errors.ts';
+import { uuidPattern } from '../../lib/ids.ts';
+import { simulateOutcomes } from '../../modules/payments/schemas.ts';
+import type { Services } from '../../services.ts';
+import { qrSvg } from './qr.ts';
+import { type PageAssets, renderCheckoutPage, renderProblemPage } from './render.ts';
+
+/**
+ * The hosted checkout at `/pay/{payment_id}`: server-rendered HTML from the public checkout view, its own CSS and
+ * script under `/pay/assets/` (content-hashed, cached for a year), and a form fallback for the test banner so the
+ * simulation works without JavaScript too. Nothing is loaded from another origin.
+ */
+
+export const checkoutCsp = [
+  "default-src 'none'",
+  "script-src 'self'",
+  "style-src 'self'",
+  "img-src 'self' data:",
+  "connect-src 'self'",
+  "form-action 'self'",
+  "base-uri 'none'",
+  "frame-ancestors 'none'",
+].join('; ');
+
+interface Asset {
+  path: string;
+  body: Buffer;
+  type: string;
+}
+
+function loadAsset(file: string, extension: string, type: string): Asset {
+  const body = readFileSync(new URL(`./client/${file}`, import.meta.url));
+  const hash = createHash('sha256').update(body).digest('hex').slice(0, 12);
+  return { path: `/pay/assets/checkout.${hash}.${extension}`, body, type };
+}
+
+function securityHeaders(reply: FastifyReply): FastifyReply {
+  return reply
+    .header('content-security-policy', checkoutCsp)
+    .header('x-content-type-options', 'nosniff')
+    .header('x-frame-options', 'DENY')
+    .header('referrer-policy', 'no-referrer')
+    .header('cache-control', 'no-store');
+}
+
+type PaymentsForCheckout = Pick<Services['payments'], 'checkoutView'>;
+type SettlementForCheckout = Pick<Services['settlement'], 'simulateCheckout'>;
+
+export function checkoutRoutes(deps: {
+  payments: PaymentsForCheckout;
+  settlement: SettlementForCheckout;
+  now?: () => Date;
+}) {
+  const css = loadAsset('checkout.css', 'css', 'text/css; charset=utf-8');
+  const js = loadAsset('checkout.js', 'js', 'text/javascript; charset=utf-8');
+  const assets: PageAssets = { css: css.path, js: js.path };
+  const now = deps.now ?? (() => new Date());
+
+  async function sendPage(
+    reply: FastifyReply,
+    id: string,
+    notice?: { kind: 'success' | 'error'; text: string },
+    statusCode = 200,
+  ): Promise<FastifyReply> {
+    securityHeaders(reply).type('text/html; charset=utf-8');
+    if (!uuidPattern.test(id)) return reply.status(400).send(renderProblemPage('invalid', assets));
+    let view: Awaited<ReturnType<PaymentsForCheckout['checkoutView']>>;
+    try {
+      view = await deps.payments.checkoutView(id.toLowerCase());
+    } catch (error) {
+      if (error instanceof AppError && error.code === 'not_found') {
+        return reply.status(404).send(renderProblemPage('not_found', assets));
+      }
+      throw error;
+    }
+    const qr = await qrSvg(view.payment_uri, `QR code to pay ${view.expected_amount_native} ${view.asset}`);
+    return reply
+      .status(statusCode)
+      .send(
+        renderCheckoutPage(view, { assets, now: now(), qr, ...(notice === undefined ? {} : { notice }) }),
+      );
+  }
+
+  return async (app: FastifyInstance): Promise<void> => {
+    // The test banner's form posts `outcome=…` when the page runs without JavaScript (this plugin's scope only).
+    app.addContentTypeParser(
+      'application/x-www-form-urlencoded',
+      { parseAs: 'string', bodyLimit: 1024 },
+      (_request, body, done) => {
+        done(
+          null,
+          Object.fromEntries(new URLSearchParams(typeof body === 'string' ? body : body.toString())),
+        );
+      },
+    );
+
+    for (const asset of [css, js]) {
+      app.get(asset.path, { schema: { hide: true } }, (_request, reply) =>
+        reply
+          .header('x-content-type-options', 'nosniff')
+          .header('cache-control', 'public, max-age=31536000, immutable')
+          .type(asset.type)
+          .send(asset.body),
+      );
+    }
+
+    app.get<{ Params: { payment_id: string } }>(
+      '/pay/:payment_id',
+      { schema: { hide: true } },
+      (request, reply) => sendPage(reply, request.params.payment_id),
+    );
+
+    app.post<{ Params: { payment_id: string }; Body: unknown }>(
+      '/pay/:payment_id/simulate',
+      { schema: { hide: true } },
+      async (request, reply) => {
+        const id = request.params.payment_id;
+        if (!uuidPattern.test(id)) return sendPage(reply, id);
+        const body = request.body;
+        const outcome =
+          typeof body === 'object' && body !== null && 'outcome' in body ? String(body.outcome) : '';
+        const known = simulateOutcomes.find((value) => value === outcome);
+        if (known === undefined) {
+          return sendPage(reply, id, { kind: 'error', text: 'Choose one of the simulation buttons.' }, 400);
+        }
+        try {
+          await deps.settlement.simulateCheckout(id.toLowerCase(), { outcome: known });
+        } catch (error) {
+          if (error instanceof AppError && error.code !== 'not_found') {
+            return sendPage(reply, id, { kind: 'error', text: error.message }, error.status);
+          }
+          if (error instanceof AppError) return sendPage(reply, id);
+          throw error;
+        }
+        // Post/redirect/get: the payer lands on the page itself, which refreshes as the simulated chain moves.
+        return reply.status(303).header('cache-control', 'no-store').redirect(`/pay/${id.toLowerCase()}`);
+      },
+    );
+  };
+}
