@@ -332,29 +332,46 @@ export function createEvmAdapter(deps: EvmAdapterDeps): EvmAdapter {
     return prefetched?.byBlock.get(number) ?? [];
   }
 
+  async function parityInternal(block: RpcBlock, watched: ReadonlySet<string>): Promise<Found[]> {
+    const traces = await rpc.request<ParityTrace[]>('trace_block', [block.number]);
+    if (traces.some((t) => t.blockHash.toLowerCase() !== block.hash.toLowerCase())) {
+      throw new Error(`trace_block ${Number(block.number)} answered for another fork; rescanning`);
+    }
+    return internalFromParityTraces(traces, watched, nativeCode);
+  }
+
   async function internalTransfers(block: RpcBlock, watched: ReadonlySet<string>): Promise<Found[]> {
-    if (traceMode === 'debug') {
-      const traces = await rpc.request<Array<{ txHash?: string; result: CallFrame }>>(
-        'debug_traceBlockByHash',
-        [block.hash, { tracer: 'callTracer' }],
-      );
-      const out: Found[] = [];
-      traces.forEach((trace, index) => {
-        const tx = block.transactions[index];
-        const txHash = trace.txHash ?? tx?.hash;
-        if (txHash === undefined) return;
-        out.push(...internalFromCallTrace(trace.result, txHash, index, watched, nativeCode));
-      });
-      return out;
-    }
-    if (traceMode === 'trace') {
-      const traces = await rpc.request<ParityTrace[]>('trace_block', [block.number]);
-      if (traces.some((t) => t.blockHash.toLowerCase() !== block.hash.toLowerCase())) {
-        throw new Error(`trace_block ${Number(block.number)} answered for another fork; rescanning`);
+    if (traceMode === 'trace') return parityInternal(block, watched);
+    if (traceMode !== 'debug') return [];
+    const traces = await rpc.request<Array<{ txHash?: string; result?: CallFrame; error?: string }>>(
+      'debug_traceBlockByHash',
+      [block.hash, { tracer: 'callTracer' }],
+    );
+    const failed = traces.find((trace) => trace.result === undefined);
+    if (failed !== undefined) {
+      // The node could not trace some transaction (state not kept, a node restart): try its Parity traces; if it has
+      // none either, say so loudly and go on rather than stall every payment on this chain.
+      try {
+        return await parityInternal(block, watched);
+      } catch (error) {
+        logger.error(
+          {
+            block: Number(block.number),
+            traceError: failed.error,
+            error: error instanceof Error ? error.message : String(error),
+          },
+          'block could not be traced: ether sent by contracts in it is not seen',
+        );
       }
-      return internalFromParityTraces(traces, watched, nativeCode);
     }
-    return [];
+    const out: Found[] = [];
+    traces.forEach((trace, index) => {
+      const tx = block.transactions[index];
+      const txHash = trace.txHash ?? tx?.hash;
+      if (txHash === undefined || trace.result === undefined) return;
+      out.push(...internalFromCallTrace(trace.result, txHash, index, watched, nativeCode));
+    });
+    return out;
   }
 
   async function nonceFor(address: string, taken: Map<string, number>, open: Bundle[]): Promise<number> {
