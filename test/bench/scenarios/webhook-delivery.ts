@@ -248,8 +248,13 @@ export default defineScenario({
           const arrival = arrivals.get(id);
           if (arrival !== undefined) samples.push(Math.max(0, arrival - at));
         }
+        for (let waited = 0; (await unfinished()) > 0; waited += 20) {
+          if (waited > 30_000) throw new Error(`${label}: deliveries not marked within 30 s`);
+          await new Promise((resolve) => setTimeout(resolve, 20));
+        }
         const result = {
           events: total,
+          samples,
           achievedRate: round(total / emitSeconds, 0),
           p50: round(percentile(samples, 50), 2),
           p99: round(percentile(samples, 99), 2),
@@ -309,6 +314,7 @@ export default defineScenario({
           });
         });
         return {
+          process: child,
           stop: async () => {
             if (child.exitCode !== null || child.signalCode !== null) return;
             const exited = new Promise((resolve) => child.once('exit', resolve));
@@ -318,25 +324,51 @@ export default defineScenario({
         };
       };
 
-      const runs: Record<'ours' | 'bare', number[]> = { ours: [], bare: [] };
-      let bare = await startBare();
-      log('webhook-delivery: warming up (bare)');
-      await throughput('warm-up bare');
-      runs.bare.push(await throughput('bare'));
-      const bareLatency = await latency('bare');
-      await bare.stop();
-
+      // Both processes stay up; the one not measured is frozen (SIGSTOP) so they never claim at the same time
+      // and take turns, alternating, so that drift in the machine's load falls on both alike.
+      const bare = await startBare();
       const worker = await startWorker();
-      log('webhook-delivery: warming up (ours)');
-      await throughput('warm-up ours');
-      runs.ours.push(await throughput('ours'));
-      runs.ours.push(await throughput('ours'));
-      const oursLatency = await latency('ours');
-      await worker.stop();
-
-      bare = await startBare();
-      runs.bare.push(await throughput('bare'));
-      await bare.stop();
+      worker.process.kill('SIGSTOP');
+      let active: ChildProcess = bare.process;
+      const turn = async <T>(which: 'ours' | 'bare', work: () => Promise<T>): Promise<T> => {
+        const next = which === 'ours' ? worker.process : bare.process;
+        if (next !== active) {
+          active.kill('SIGSTOP');
+          next.kill('SIGCONT');
+          active = next;
+        }
+        return work();
+      };
+      const runs: Record<'ours' | 'bare', number[]> = { ours: [], bare: [] };
+      const samples: Record<'ours' | 'bare', number[]> = { ours: [], bare: [] };
+      const rates: Record<'ours' | 'bare', number[]> = { ours: [], bare: [] };
+      try {
+        await turn('bare', () => throughput('warm-up bare'));
+        await turn('ours', () => throughput('warm-up ours'));
+        for (let round = 0; round < 3; round += 1) {
+          runs.bare.push(await turn('bare', () => throughput('bare')));
+          runs.ours.push(await turn('ours', () => throughput('ours')));
+        }
+        for (const which of ['bare', 'ours', 'ours', 'bare'] as const) {
+          const result = await turn(which, () => latency(which));
+          samples[which].push(...result.samples);
+          rates[which].push(result.achievedRate);
+        }
+      } finally {
+        for (const child of [worker.process, bare.process]) child.kill('SIGCONT');
+        await Promise.all([worker.stop(), bare.stop()]);
+      }
+      const summarize = (which: 'ours' | 'bare') => ({
+        events: samples[which].length,
+        achievedRates: rates[which],
+        p50: round(percentile(samples[which], 50), 2),
+        p99: round(percentile(samples[which], 99), 2),
+        max: round(Math.max(...samples[which]), 2),
+      });
+      const oursLatency = summarize('ours');
+      const bareLatency = summarize('bare');
+      log(`webhook-delivery: latency ours ${JSON.stringify(oursLatency)}`);
+      log(`webhook-delivery: latency bare ${JSON.stringify(bareLatency)}`);
 
       const ours = median(runs.ours);
       const bareRate = median(runs.bare);
@@ -352,9 +384,10 @@ export default defineScenario({
             deliveries_per_run: batchSize,
             endpoints: MERCHANTS,
             concurrency: CONCURRENCY,
-            order: 'bare, ours, ours, bare (after one warm-up run each)',
+            order: 'bare, ours alternating, 3 rounds after one warm-up each; the idle process is SIGSTOPped',
             ours_runs: runs.ours.map((value) => round(value, 0)),
             bare_runs: runs.bare.map((value) => round(value, 0)),
+            pair_ratios: runs.ours.map((value, index) => round(value / (runs.bare[index] ?? Number.NaN), 2)),
           },
         }),
         measurement({
