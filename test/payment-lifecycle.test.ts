@@ -54,8 +54,9 @@ async function api(
   path: string,
   headers: Record<string, string>,
   body?: unknown,
+  at: string = base,
 ): Promise<{ status: number; json: Record<string, unknown> & { [key: string]: unknown } }> {
-  const response = await request(`${base}${path}`, {
+  const response = await request(`${at}${path}`, {
     method,
     headers: { ...headers, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
     ...(body === undefined ? {} : { body: JSON.stringify(body) }),
@@ -66,6 +67,59 @@ async function api(
     json: text === '' ? {} : (JSON.parse(text) as Record<string, unknown>),
   };
 }
+
+interface Program {
+  process: ChildProcess;
+  base: string;
+  output(): string;
+  /** SIGKILL: a crash, nothing flushed or closed. */
+  kill(): Promise<void>;
+}
+
+/** Starts `svc serve` on a free port with `env`, and waits until it answers. */
+async function startProgram(env: Record<string, string>): Promise<Program> {
+  const port = await freePort();
+  const url = `http://127.0.0.1:${port}`;
+  let log = '';
+  const proc = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', 'serve'], {
+    cwd: repoRoot,
+    env: { ...env, PORT: String(port) },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  proc.stdout?.on('data', (chunk: Buffer) => {
+    log += chunk.toString();
+  });
+  proc.stderr?.on('data', (chunk: Buffer) => {
+    log += chunk.toString();
+  });
+  await waitFor(
+    'the program to answer /healthz',
+    async () => {
+      if (proc.exitCode !== null) throw new Error(`svc exited early:\n${log}`);
+      try {
+        const response = await request(`${url}/healthz`);
+        await response.body.text();
+        return response.statusCode === 200;
+      } catch {
+        return false;
+      }
+    },
+    60_000,
+  );
+  return {
+    process: proc,
+    base: url,
+    output: () => log,
+    kill: async () => {
+      if (proc.exitCode !== null || proc.signalCode !== null) return;
+      const exited = new Promise((resolve) => proc.once('exit', resolve));
+      proc.kill('SIGKILL');
+      await exited;
+    },
+  };
+}
+
+let baseEnv: Record<string, string> = {};
 
 beforeAll(async () => {
   receiver = await startReceiver();
@@ -97,6 +151,7 @@ beforeAll(async () => {
     env.SVC_TEST_MNEMONIC =
       'abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about';
   }
+  baseEnv = { ...env };
   child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', 'serve'], {
     cwd: repoRoot,
     env,
@@ -255,4 +310,93 @@ describe('payment lifecycle through the running program', () => {
     const checkout = await api('GET', `/v1/payments/checkout/${ids.paid}`, {});
     expect(checkout.json.confirmations).toEqual({ seen: 3, required: 3 });
   }, 120_000);
+
+  it('a crash mid-confirmation loses nothing and counts nothing twice after the restart', async () => {
+    // A program of its own: slower, deeper confirmations so that it can be killed while the payment is confirming.
+    const env = {
+      ...baseEnv,
+      SVC_DATA_DIR: mkdtempSync(join(tmpdir(), 'svc-e2e-crash-')),
+      SVC_SIM_BLOCK_MS: '200',
+      SVC_SIM_CONFIRMATIONS: '8',
+    };
+    let dropOwn: (() => Promise<void>) | undefined;
+    if (process.env.DATABASE_URL) {
+      const own = await createIsolatedDatabase();
+      dropOwn = own.drop;
+      env.DATABASE_URL = own.url ?? '';
+    }
+    const hooks = await startReceiver();
+    let program = await startProgram(env);
+    try {
+      const signup = await api(
+        'POST',
+        '/v1/auth/signup',
+        {},
+        {
+          email: `crash-${randomBytes(6).toString('hex')}@example.com`,
+          password: 'correct horse battery staple',
+        },
+        program.base,
+      );
+      const token = signup.json.token as string;
+      const keypair = await api(
+        'POST',
+        '/v1/keypairs',
+        { authorization: `Bearer ${token}` },
+        undefined,
+        program.base,
+      );
+      const key = { 'x-api-key': (keypair.json.test as { full_key: string }).full_key };
+      const endpoint = await api(
+        'POST',
+        '/v1/webhooks',
+        key,
+        { url: hooks.url, is_test: true },
+        program.base,
+      );
+      const secret = endpoint.json.signing_secret as string;
+      const created = await api(
+        'POST',
+        '/v1/payments',
+        key,
+        { amount: '0.02', currency: 'ETH', chain: 'base' },
+        program.base,
+      );
+      const id = created.json.payment_id as string;
+      expect(
+        (await api('POST', `/v1/payments/${id}/simulate`, key, { outcome: 'paid' }, program.base)).status,
+      ).toBe(202);
+      const confirming = await waitFor(
+        'the payment to be confirming',
+        async () => {
+          const view = await api('GET', `/v1/payments/${id}`, key, undefined, program.base);
+          const seen = (view.json.confirmations as { seen: number }).seen;
+          return view.json.status === 'confirming' && seen >= 2 && seen < 8 ? seen : undefined;
+        },
+        30_000,
+      );
+      expect(confirming).toBeLessThan(8);
+      await program.kill();
+
+      program = await startProgram(env);
+      await waitFor(
+        'payment.confirmed after the restart',
+        () => hooks.requests.some((req) => req.body.toString().includes('"payment.confirmed"')),
+        60_000,
+      );
+      const view = await api('GET', `/v1/payments/${id}`, key, undefined, program.base);
+      expect(view.json).toMatchObject({ status: 'completed', received_amount_native: '0.02' });
+      expect(view.json.deposits as unknown[]).toHaveLength(1);
+      const confirmed = hooks.requests.filter((req) => req.body.toString().includes('"payment.confirmed"'));
+      expect(confirmed).toHaveLength(1);
+      const [delivery] = confirmed as [(typeof confirmed)[number]];
+      expect(signatureValid(secret, delivery.body, delivery.headers['x-service-signature'])).toBe(true);
+      expect(JSON.parse(delivery.body.toString())).toMatchObject({ payment_id: id, status: 'completed' });
+    } finally {
+      await program.kill();
+      await hooks.close();
+      await dropOwn?.();
+      rmSync(env.SVC_DATA_DIR, { recursive: true, force: true });
+    }
+  }, 180_000);
 });
