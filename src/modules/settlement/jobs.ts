@@ -52,7 +52,8 @@ export function createSettlementJobs(deps: SettlementJobsDeps): SettlementJobs {
   const timers = new Set<NodeJS.Timeout>();
   const running = new Set<Promise<void>>();
   let stopped = true;
-  let lastError: string | null = null;
+  /** The last failure of each loop that has not succeeded since. */
+  const failing = new Map<string, string>();
 
   function schedule(fn: () => Promise<void>, delayMs: number): void {
     if (stopped) return;
@@ -125,9 +126,9 @@ export function createSettlementJobs(deps: SettlementJobsDeps): SettlementJobs {
             await forwarder.run();
           }
         }
-        lastError = null;
+        failing.delete(name);
       } catch (error) {
-        lastError = `${name}: ${error instanceof Error ? error.message : String(error)}`;
+        failing.set(name, `${name}: ${error instanceof Error ? error.message : String(error)}`);
         log?.error({ err: error }, 'settlement tick failed; retrying');
       }
       const period = busy ? intervalMs : Math.max(intervalMs, 1000);
@@ -142,7 +143,9 @@ export function createSettlementJobs(deps: SettlementJobsDeps): SettlementJobs {
         const result = await deps.payments.expireDue(clock.now(), 500);
         if (result.transitions < 500) break;
       }
+      failing.delete('expiry');
     } catch (error) {
+      failing.set('expiry', `expiry: ${error instanceof Error ? error.message : String(error)}`);
       logger?.error({ err: error }, 'expiry run failed; retrying');
     }
     schedule(expiryTick, expiryIntervalMs);
@@ -162,7 +165,7 @@ export function createSettlementJobs(deps: SettlementJobsDeps): SettlementJobs {
       await elector.close();
     },
     async readiness() {
-      return lastError;
+      return failing.size === 0 ? null : [...failing.values()].join('; ');
     },
   };
 }
