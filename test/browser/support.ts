@@ -170,8 +170,14 @@ export interface Browser {
   close(): Promise<void>;
 }
 
-/** Debian's Chromium, headless, with a fresh profile, allowed to talk to `origin` only. */
-export async function launchBrowser(origin: string): Promise<Browser> {
+/**
+ * Debian's Chromium, headless, with a fresh profile, allowed to talk to `origin` only. `javaScriptEnabled: false`
+ * shows pages as a browser without JavaScript does.
+ */
+export async function launchBrowser(
+  origin: string,
+  options: { javaScriptEnabled?: boolean } = {},
+): Promise<Browser> {
   const profile = mkdtempSync(join(tmpdir(), 'svc-chromium-'));
   const context = await chromium.launchPersistentContext(profile, {
     executablePath: chromiumPath,
@@ -191,6 +197,7 @@ export async function launchBrowser(origin: string): Promise<Browser> {
     permissions: ['clipboard-read', 'clipboard-write'],
     timezoneId: 'UTC',
     locale: 'en-GB',
+    javaScriptEnabled: options.javaScriptEnabled ?? true,
   });
   context.setDefaultTimeout(15_000);
   const problems: string[] = [];
