@@ -67,7 +67,7 @@ async function deploy(
 export async function setUpEvmChain(anvil: Anvil): Promise<EvmTestChain> {
   const compiled = compileContracts();
   const transport = http(anvil.url);
-  const publicClient = createPublicClient({ chain: foundry, transport, pollingInterval: 50 });
+  const publicClient = createPublicClient({ chain: foundry, transport, pollingInterval: 50, cacheTime: 0 });
   const wallets = ANVIL_KEYS.map((key) =>
     createWalletClient({ chain: foundry, transport, account: privateKeyToAccount(key) }),
   );

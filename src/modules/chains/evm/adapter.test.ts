@@ -172,7 +172,7 @@ describe('EVM adapter against anvil', () => {
     const internal = await chain.forwardEth(target, 555n);
     const direct = await chain.sendEth(target, 1000n);
     await chain.publicClient.waitForTransactionReceipt({ hash: direct, pollingInterval: 20 });
-    const latest = Number(await chain.publicClient.getBlockNumber());
+    const latest = Number(await anvil.rpc<string>('eth_blockNumber'));
     const found = [];
     for (let n = head.number + 1; n <= latest; n++) {
       const block = await reconciling.block(n);
@@ -214,7 +214,7 @@ describe('EVM adapter against anvil', () => {
     });
     const targets = [address(30), address(31), address(32)];
     const watched = new Set(targets.map((a) => a.toLowerCase()));
-    const first = Number(await chain.publicClient.getBlockNumber()) + 1;
+    const first = Number(await anvil.rpc<string>('eth_blockNumber')) + 1;
     const hashes: Hex[] = [];
     for (const [i, target] of targets.entries())
       hashes.push(await chain.sendToken(target, 1_000n + BigInt(i)));
