@@ -4,6 +4,7 @@ import { openDatabase } from './db/client.ts';
 import { migrateDatabase } from './db/migrate.ts';
 import { systemClock } from './lib/clock.ts';
 import { createLogger } from './logger.ts';
+import { evmReadiness } from './modules/chains/evm/index.ts';
 import { createSettlementJobs } from './modules/settlement/jobs.ts';
 import { createConfiguredDeliveryWorker } from './modules/webhooks/jobs.ts';
 import { buildServices } from './services.ts';
@@ -57,7 +58,7 @@ async function main(argv: string[]): Promise<void> {
   }
 
   const clock = systemClock;
-  const services = buildServices({ config, database, clock });
+  const services = buildServices({ config, database, clock, logger });
   const stops: Array<() => Promise<void>> = [];
   const readinessChecks: Array<() => Promise<string | null>> = [];
 
@@ -86,6 +87,7 @@ async function main(argv: string[]): Promise<void> {
     });
     await settlementJobs.start();
     readinessChecks.push(() => settlementJobs.readiness());
+    readinessChecks.push(evmReadiness(services.chainAdapters.all()));
     stops.push(() => settlementJobs.stop());
     logger.info(
       { simBlockMs: config.simBlockMs },

@@ -1,3 +1,4 @@
+import type { Logger } from 'pino';
 import type { Config } from './config.ts';
 import type { Database } from './db/client.ts';
 import type { Clock } from './lib/clock.ts';
@@ -28,10 +29,12 @@ export interface ServiceDeps {
   /** Overrides for the outside world, so tests can swap a real implementation for a local one. */
   checkWebhookUrl?: EndpointUrlCheck;
   rates?: RateProvider;
+  /** Log of the chain adapters (node failures, sweeps); silent when unset. */
+  logger?: Logger;
 }
 
 /** Builds every module's service from explicit dependencies: the one place the object graph is wired. */
-export function buildServices({ config, database, clock, checkWebhookUrl, rates }: ServiceDeps) {
+export function buildServices({ config, database, clock, checkWebhookUrl, rates, logger }: ServiceDeps) {
   const { db } = database;
   const accounts = createAccountsService({
     repo: createAccountsRepo(db),
@@ -54,7 +57,12 @@ export function buildServices({ config, database, clock, checkWebhookUrl, rates 
   });
   const events = createEventsService({ db, repo: eventsRepo, clock, endpoints: webhookEndpoints });
   const settings = createSettingsService({ db, repo: createSettingsRepo(db), clock });
-  const chainAdapters = createChainAdapters({ db, clock, config });
+  const chainAdapters = createChainAdapters({
+    db,
+    clock,
+    config,
+    logger: logger?.child({ worker: 'chains' }),
+  });
   const payments = createPaymentsService({
     db,
     repo: createPaymentsRepo(db),
