@@ -99,7 +99,7 @@ export function networkLabel(view: Pick<CheckoutView, 'network' | 'chain_name' |
 const isZero = (decimal: string) => /^0(\.0*)?$/.test(decimal);
 
 function money(amount: string, code: string): string {
-  return `<span class="num">${escapeHtml(amount)}</span>&nbsp;${escapeHtml(code)}`;
+  return `<span class="num">${escapeHtml(amount)}</span>&nbsp;<span class="code">${escapeHtml(code)}</span>`;
 }
 
 function copyButton(value: string, what: string): string {
@@ -153,7 +153,7 @@ function rows(items: Array<[string, string, string?]>): string {
 function fiatLine(view: CheckoutView): string {
   return view.currency.toUpperCase() === view.asset.toUpperCase()
     ? ''
-    : `<p class="fiat">${money(view.amount, view.currency)}</p>`;
+    : `<p class="fiat">Order total ${money(view.amount, view.currency)}</p>`;
 }
 
 function networkWarning(view: CheckoutView): string {
@@ -214,7 +214,9 @@ ${payBlock(view, qr)}`;
 ${confirmationsBlock(view)}
 ${rows([
   ['Amount', money(view.expected_amount_native, asset)],
-  ['Received so far', money(view.received_amount_native, asset)],
+  ...(isZero(view.received_amount_native)
+    ? []
+    : ([['Confirmed so far', money(view.received_amount_native, asset)]] as Array<[string, string]>)),
   ['Network', escapeHtml(networkLabel(view))],
 ])}`;
     case 'completed':
@@ -248,8 +250,9 @@ ${
 
 function testBanner(view: CheckoutView, notice: RenderOptions['notice']): string {
   if (!view.is_test) return '';
+  // Once a deposit is confirming, ending the window changes nothing on the page (the deposit is honoured).
   const canPay = awaitingFunds.includes(view.status);
-  const canExpire = canPay || view.status === 'confirming';
+  const canExpire = canPay;
   const buttons: Array<[string, string]> = [
     ...(canPay
       ? ([
