@@ -212,15 +212,27 @@ export function createPaymentsRepo(db: Db) {
     },
 
     /** Open payments whose window has ended, oldest first, locked (skipping rows another process holds). */
-    async lockDueForExpiry(tx: Db, now: Date, limit: number): Promise<string[]> {
-      const rows = await tx
-        .select({ id: payments.id })
+    async lockDueForExpiry(
+      tx: Db,
+      now: Date,
+      limit: number,
+      after?: { expiresAt: Date; id: string },
+    ): Promise<Array<{ id: string; expiresAt: Date }>> {
+      return tx
+        .select({ id: payments.id, expiresAt: payments.expiresAt })
         .from(payments)
-        .where(and(inArray(payments.status, ['pending', 'underpaid']), lte(payments.expiresAt, now)))
-        .orderBy(asc(payments.expiresAt))
+        .where(
+          and(
+            inArray(payments.status, ['pending', 'underpaid']),
+            lte(payments.expiresAt, now),
+            after === undefined
+              ? undefined
+              : sql`(${payments.expiresAt}, ${payments.id}) > (${after.expiresAt.toISOString()}::timestamptz, ${after.id}::uuid)`,
+          ),
+        )
+        .orderBy(asc(payments.expiresAt), asc(payments.id))
         .limit(limit)
         .for('update', { skipLocked: true });
-      return rows.map((row) => row.id);
     },
 
     /** The earliest window end among open payments, to know when to look again. */

@@ -634,10 +634,26 @@ export function createPaymentsService(deps: PaymentsDeps) {
 
     /** Expires open payments whose window has ended (at most `limit`); safe to run in several processes at once. */
     async expireDue(now: Date, limit = 500): Promise<{ transitions: number; events: number }> {
-      return db.transaction(async (tx) => {
-        const ids = await repo.lockDueForExpiry(tx, now, limit);
-        return settle(tx, ids, now);
-      });
+      const total = { transitions: 0, events: 0 };
+      let after: { expiresAt: Date; id: string } | undefined;
+      // In batches of `limit`, each its own transaction, past those that stay open (an underpaid payment waiting
+      // for an in-time top-up) so that they never hold up the others.
+      for (;;) {
+        const batch = await db.transaction(async (tx) => {
+          const rows = await repo.lockDueForExpiry(tx, now, limit, after);
+          const result = await settle(
+            tx,
+            rows.map((row) => row.id),
+            now,
+          );
+          return { rows, result };
+        });
+        total.transitions += batch.result.transitions;
+        total.events += batch.result.events;
+        const last = batch.rows.at(-1);
+        if (batch.rows.length < limit || last === undefined) return total;
+        after = { expiresAt: last.expiresAt, id: last.id };
+      }
     },
 
     /** When the next open payment's window ends (null when none is open). */

@@ -139,10 +139,7 @@ export function createSettlementJobs(deps: SettlementJobsDeps): SettlementJobs {
 
   const expiryTick = async (): Promise<void> => {
     try {
-      for (;;) {
-        const result = await deps.payments.expireDue(clock.now(), 500);
-        if (result.transitions < 500) break;
-      }
+      await deps.payments.expireDue(clock.now(), 500);
       failing.delete('expiry');
     } catch (error) {
       failing.set('expiry', `expiry: ${error instanceof Error ? error.message : String(error)}`);

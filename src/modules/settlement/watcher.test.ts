@@ -444,4 +444,24 @@ describe('watcher on the simulated chain', () => {
       'payment.completed:expired',
     ]);
   });
+
+  it('expiry goes past payments that must stay open (an in-time top-up still confirming)', async () => {
+    const stuck = [
+      await createPayment('1', { expires_in: 60 }),
+      await createPayment('1', { expires_in: 60 }),
+    ];
+    clock.advance(1000); // its window ends last, so the two that must wait come first in the expiry order
+    const idle = await createPayment('1', { expires_in: 60 });
+    for (const p of stuck) await sim.sendDeposit({ to: p.address, asset: 'ETH', amount: wei('0.5') });
+    await advance(CONFIRMATIONS);
+    for (const p of stuck) await sim.sendDeposit({ to: p.address, asset: 'ETH', amount: wei('0.5') });
+    await advance(1); // the top-ups are seen in time, not final
+    clock.advance(62_000);
+    // One payment per batch: the two that must wait come first and are passed over, not retried for ever.
+    await t.services.payments.expireDue(clock.now(), 1);
+    expect((await payment(idle.payment_id)).status).toBe('expired');
+    for (const p of stuck) expect((await payment(p.payment_id)).status).toBe('underpaid');
+    await advance(CONFIRMATIONS);
+    for (const p of stuck) expect((await payment(p.payment_id)).status).toBe('completed');
+  });
 });
