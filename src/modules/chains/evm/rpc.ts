@@ -101,15 +101,17 @@ export function createEvmRpc(options: EvmRpcOptions): EvmRpc {
             }
             lastError = error;
             const next = (index + 1) % transports.length;
-            logger.warn(
-              {
-                method,
-                url: redactUrl(urls[index] ?? ''),
-                error: describe(error),
-                ...(transports.length > 1 ? { next: redactUrl(urls[next] ?? '') } : {}),
-              },
-              transports.length > 1 ? 'EVM node request failed; failing over' : 'EVM node request failed',
-            );
+            // While the node is known to be down, one error line was enough: the recovery gets its own line.
+            if (down === null)
+              logger.warn(
+                {
+                  method,
+                  url: redactUrl(urls[index] ?? ''),
+                  error: describe(error),
+                  ...(transports.length > 1 ? { next: redactUrl(urls[next] ?? '') } : {}),
+                },
+                transports.length > 1 ? 'EVM node request failed; failing over' : 'EVM node request failed',
+              );
             // Another concurrent request may already have moved on.
             if (current === index) current = next;
           }
