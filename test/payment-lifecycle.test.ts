@@ -77,13 +77,17 @@ interface Program {
 }
 
 /** Starts `svc serve` on a free port with `env`, and waits until it answers. */
-async function startProgram(env: Record<string, string>): Promise<Program> {
+async function startProgram(
+  env: Record<string, string>,
+  role: 'serve' | 'api' | 'worker' = 'serve',
+): Promise<Program> {
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
   let log = '';
-  const proc = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', 'serve'], {
+  const proc = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', role], {
     cwd: repoRoot,
-    env: { ...env, PORT: String(port) },
+    // A worker has no HTTP port: it is ready when its log says the settlement jobs started.
+    env: { ...env, PORT: String(port), ...(role === 'worker' ? { LOG_LEVEL: 'info' } : {}) },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   proc.stdout?.on('data', (chunk: Buffer) => {
@@ -96,6 +100,7 @@ async function startProgram(env: Record<string, string>): Promise<Program> {
     'the program to answer /healthz',
     async () => {
       if (proc.exitCode !== null) throw new Error(`svc exited early:\n${log}`);
+      if (role === 'worker') return log.includes('settlement started');
       try {
         const response = await request(`${url}/healthz`);
         await response.body.text();
@@ -313,7 +318,7 @@ describe('payment lifecycle through the running program', () => {
 
   it('a crash mid-confirmation loses nothing and counts nothing twice after the restart', async () => {
     // A program of its own: slower, deeper confirmations so that it can be killed while the payment is confirming.
-    const env = {
+    const env: Record<string, string> = {
       ...baseEnv,
       SVC_DATA_DIR: mkdtempSync(join(tmpdir(), 'svc-e2e-crash-')),
       SVC_SIM_BLOCK_MS: '200',
@@ -396,7 +401,88 @@ describe('payment lifecycle through the running program', () => {
       await program.kill();
       await hooks.close();
       await dropOwn?.();
-      rmSync(env.SVC_DATA_DIR, { recursive: true, force: true });
+      rmSync(env.SVC_DATA_DIR ?? '', { recursive: true, force: true });
     }
   }, 180_000);
+
+  it.runIf(process.env.DATABASE_URL)(
+    'api and two workers on PostgreSQL: one watcher per chain, each event once, a worker killed is replaced',
+    async () => {
+      const own = await createIsolatedDatabase();
+      const env = {
+        ...baseEnv,
+        DATABASE_URL: own.url ?? '',
+        SVC_DATA_DIR: mkdtempSync(join(tmpdir(), 'svc-e2e-multi-')),
+      };
+      const hooks = await startReceiver();
+      const programs: Program[] = [];
+      try {
+        const apiProgram = await startProgram(env, 'api');
+        programs.push(apiProgram);
+        const workers = [await startProgram(env, 'worker'), await startProgram(env, 'worker')];
+        programs.push(...workers);
+        const call = (
+          method: 'GET' | 'POST',
+          path: string,
+          headers: Record<string, string>,
+          body?: unknown,
+        ) => api(method, path, headers, body, apiProgram.base);
+        const signup = await call(
+          'POST',
+          '/v1/auth/signup',
+          {},
+          {
+            email: `multi-${randomBytes(6).toString('hex')}@example.com`,
+            password: 'correct horse battery staple',
+          },
+        );
+        const keypair = await call('POST', '/v1/keypairs', {
+          authorization: `Bearer ${signup.json.token as string}`,
+        });
+        const key = { 'x-api-key': (keypair.json.test as { full_key: string }).full_key };
+        await call('POST', '/v1/webhooks', key, { url: hooks.url, is_test: true });
+
+        const payAndWait = async () => {
+          const created = await call('POST', '/v1/payments', key, {
+            amount: '0.03',
+            currency: 'ETH',
+            chain: 'ethereum',
+          });
+          const id = created.json.payment_id as string;
+          expect((await call('POST', `/v1/payments/${id}/simulate`, key, { outcome: 'paid' })).status).toBe(
+            202,
+          );
+          await waitFor(
+            `payment.confirmed for ${id}`,
+            () =>
+              hooks.requests.some((req) =>
+                req.body.toString().includes(`"payment.confirmed","payment_id":"${id}"`),
+              ),
+            60_000,
+          );
+          return id;
+        };
+        const first = await payAndWait();
+        await workers[0]?.kill(); // leader or not: the other worker carries on (taking over the leadership if needed)
+        const second = await payAndWait();
+
+        for (const id of [first, second]) {
+          const view = await call('GET', `/v1/payments/${id}`, key);
+          expect(view.json).toMatchObject({ status: 'completed', received_amount_native: '0.03' });
+          expect(view.json.deposits as unknown[]).toHaveLength(1);
+          expect(
+            hooks.requests.filter((req) =>
+              req.body.toString().includes(`"payment.confirmed","payment_id":"${id}"`),
+            ),
+          ).toHaveLength(1);
+        }
+      } finally {
+        for (const program of programs) await program.kill();
+        await hooks.close();
+        await own.drop();
+        rmSync(env.SVC_DATA_DIR, { recursive: true, force: true });
+      }
+    },
+    180_000,
+  );
 });
