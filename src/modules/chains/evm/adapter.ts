@@ -183,6 +183,8 @@ export function createEvmAdapter(deps: EvmAdapterDeps): EvmAdapter {
           ? 'none'
           : undefined;
   let chainIdProblem: string | null = null;
+  /** Set while the gas wallet cannot pay the top-ups of token sweeps (they wait, signed, until it is funded). */
+  let gasShort: string | null = null;
   /** Set once probing finds no trace API (or TRACE=reconcile): then balances are reconciled instead. */
   let reconciler: Reconciler | null = null;
   let lastHead: { number: number; timestamp: Date; seenAt: Date } | null = null;
@@ -625,6 +627,7 @@ export function createEvmAdapter(deps: EvmAdapterDeps): EvmAdapter {
       const txs: BundleTx[] = [];
       let amount = 0n;
       let fee = 0n;
+      let topUps = 0n;
 
       if (asset.isNative) {
         for (const input of intent.inputs) {
@@ -724,6 +727,7 @@ export function createEvmAdapter(deps: EvmAdapterDeps): EvmAdapter {
             txs.push({ ...topUp, nonce: topUpNonce });
             fundedBy = topUp.hash;
             fee += 21_000n * maxFee;
+            topUps += need - ethBalance + 21_000n * maxFee;
           }
           const nonce = await nonceFor(input.address, taken, open);
           const signed = await sign(depositKey(input.derivationIndex), {
@@ -738,6 +742,21 @@ export function createEvmAdapter(deps: EvmAdapterDeps): EvmAdapter {
           txs.push({ ...signed, nonce, ...(fundedBy === undefined ? {} : { fundedBy }) });
           amount += value;
           fee += need;
+        }
+      }
+      if (topUps > 0n) {
+        const has = BigInt(await rpc.request<string>('eth_getBalance', [gasAccount.address, 'pending']));
+        if (has < topUps) {
+          // Logged once per shortage, not once per attempt.
+          if (gasShort === null) {
+            logger.error(
+              { gasWallet: gasAccount.address, has: has.toString(), needs: topUps.toString() },
+              'gas wallet short: token sweeps wait, signed, until it is funded',
+            );
+          }
+          gasShort = `gas wallet ${gasAccount.address} holds ${has} wei, token sweeps need ${topUps}`;
+        } else {
+          gasShort = null;
         }
       }
       const last = txs.at(-1);
