@@ -464,4 +464,38 @@ describe('watcher on the simulated chain', () => {
     await advance(CONFIRMATIONS);
     for (const p of stuck) expect((await payment(p.payment_id)).status).toBe('completed');
   });
+
+  it('survives a reorganisation that replaces the whole chain, genesis included', async () => {
+    const polygon = t.services.chainAdapters.simulated('polygon');
+    if (polygon === undefined) throw new Error('no simulated polygon');
+    const w = createWatcher({
+      db: t.database.db,
+      clock,
+      adapter: polygon,
+      payments: t.services.payments,
+      lateWatchDays: 7,
+    });
+    await polygon.produceBlock();
+    await w.poll();
+    const response = await t.app.inject({
+      method: 'POST',
+      url: '/v1/payments',
+      headers: apiKey(m.testKey),
+      payload: { amount: '2', currency: 'POL', chain: 'polygon' },
+    });
+    const p = response.json();
+    await polygon.sendDeposit({ to: p.address, asset: 'POL', amount: toBaseUnits('2', 18) });
+    await polygon.produceBlock();
+    await w.poll();
+    expect((await payment(p.payment_id)).status).toBe('confirming');
+    const head = await polygon.head();
+    await polygon.reorg((head?.number ?? 0) + 1, { keepDeposits: true });
+    for (let i = 0; i < CONFIRMATIONS; i++) await polygon.produceBlock();
+    const result = await w.poll();
+    expect(result.reorgs).toBe(1);
+    const view = await payment(p.payment_id);
+    expect(view.status).toBe('completed');
+    expect(view.deposits).toHaveLength(1);
+    expect(view.received_amount_native).toBe('2');
+  });
 });

@@ -195,16 +195,19 @@ export function createWatcher(deps: WatcherDeps) {
         'a reorganisation removed blocks with FINAL deposits: finality assumption broken, check confirmations',
       );
     }
+    // No common block at all (the whole chain was replaced): rescan from its first block. (Read before the
+    // transaction: an adapter reading the same database must not wait for it.)
+    const restart = ancestor ?? (await adapter.block(0));
     const result = await db.transaction(async (tx) => {
       const reverted = await repo.revertDepositsAbove(tx, chain, isTest, ancestorNumber, now);
       await repo.deleteBlocksAbove(tx, chain, isTest, ancestorNumber);
-      if (ancestor !== null) {
+      if (restart !== null) {
         await repo.setCursor(tx, {
           chain,
           isTest,
-          blockNumber: ancestor.number,
-          blockHash: ancestor.hash,
-          blockTime: ancestor.timestamp,
+          blockNumber: ancestor === null ? -1 : restart.number,
+          blockHash: ancestor === null ? restart.parentHash : restart.hash,
+          blockTime: restart.timestamp,
           updatedAt: now,
         });
       }
