@@ -223,3 +223,26 @@ describe('simulate', () => {
     expect(again.json().error.code).toBe('invalid_state');
   });
 });
+
+describe('OpenAPI', () => {
+  it('documents settings, payout wallets, simulate and the payment detail with deposits and events', async () => {
+    const doc = (await t.app.inject({ method: 'GET', url: '/v1/openapi.json' })).json();
+    expect(Object.keys(doc.paths)).toEqual(
+      expect.arrayContaining([
+        '/settings',
+        '/settings/payout-wallets',
+        '/payments/{id}/simulate',
+        '/payments/{id}',
+      ]),
+    );
+    expect(Object.keys(doc.paths['/settings'])).toEqual(expect.arrayContaining(['get', 'patch']));
+    expect(Object.keys(doc.paths['/settings/payout-wallets'])).toEqual(
+      expect.arrayContaining(['get', 'put']),
+    );
+    const detail = JSON.stringify(doc.paths['/payments/{id}'].get.responses['200']);
+    expect(detail).toContain('PaymentDetail');
+    expect(Object.keys(doc.components.schemas.PaymentDetail.properties)).toEqual(
+      expect.arrayContaining(['deposits', 'events', 'forwarded_at', 'forward_tx_hash', 'forward_fee_native']),
+    );
+  });
+});
