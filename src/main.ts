@@ -1,13 +1,14 @@
-import { buildApp } from './app.ts';
+/**
+ * `svc <role>`: checks the role and the configuration, then runs the program (program.ts).
+ *
+ * Start-up does two things side by side: the embedded PostgreSQL boots (its WebAssembly compiles on background
+ * threads) while the rest of the program's modules load (tsx resolves and transpiles them on a thread of its own).
+ * So this file imports only what it needs to get that far, and a bad role or configuration fails fast;
+ * `npm run bench -- startup` measures the result. Add new start-up work to program.ts, not here.
+ */
 import { ConfigError, loadConfig } from './config.ts';
-import { openDatabase } from './db/client.ts';
-import { migrateDatabase } from './db/migrate.ts';
-import { systemClock } from './lib/clock.ts';
+import { startEmbeddedEngine } from './db/embedded.ts';
 import { createLogger } from './logger.ts';
-import { evmReadiness } from './modules/chains/evm/index.ts';
-import { createSettlementJobs } from './modules/settlement/jobs.ts';
-import { createConfiguredDeliveryWorker } from './modules/webhooks/jobs.ts';
-import { buildServices } from './services.ts';
 
 const roles = ['serve', 'api', 'worker', 'migrate'] as const;
 type Role = (typeof roles)[number];
@@ -44,76 +45,30 @@ async function main(argv: string[]): Promise<void> {
   const logger = createLogger(config);
   for (const notice of config.notices) logger.warn(notice);
 
-  const database = await openDatabase({
-    databaseUrl: config.databaseUrl,
-    dataDir: config.dataDir,
-    poolSize: config.databasePoolSize,
-  });
-  logger.info({ database: database.kind }, 'database open');
-  await migrateDatabase(database);
+  const engine = config.databaseUrl === undefined ? startEmbeddedEngine(config.dataDir) : undefined;
+  // Awaited (and its failure reported) once the program has loaded; until then it must not count as unhandled.
+  engine?.catch(() => {});
+
   if (role === 'migrate') {
+    const [{ openDatabase }, { migrateDatabase }] = await Promise.all([
+      import('./db/client.ts'),
+      import('./db/migrate.ts'),
+    ]);
+    const database = await openDatabase({
+      databaseUrl: config.databaseUrl,
+      dataDir: config.dataDir,
+      poolSize: config.databasePoolSize,
+      engine,
+    });
+    logger.info({ database: database.kind }, 'database open');
+    await migrateDatabase(database);
     logger.info('migrations applied');
     await database.close();
     return;
   }
 
-  const clock = systemClock;
-  const services = buildServices({ config, database, clock, logger });
-  const stops: Array<() => Promise<void>> = [];
-  const readinessChecks: Array<() => Promise<string | null>> = [];
-
-  if (role === 'serve' || role === 'worker') {
-    const deliveryWorker = createConfiguredDeliveryWorker({
-      config,
-      database,
-      clock,
-      signingSecrets: services.webhookEndpoints.signingSecrets,
-      logger: logger.child({ worker: 'webhooks' }),
-    });
-    await deliveryWorker.start();
-    readinessChecks.push(() => deliveryWorker.readiness());
-    stops.push(() => deliveryWorker.stop());
-    logger.info('webhook delivery worker started');
-
-    const settlementJobs = createSettlementJobs({
-      database,
-      clock,
-      adapters: services.chainAdapters,
-      payments: services.payments,
-      settings: services.settings,
-      simBlockMs: config.simBlockMs,
-      lateWatchDays: config.lateWatchDays,
-      logger: logger.child({ worker: 'settlement' }),
-    });
-    await settlementJobs.start();
-    readinessChecks.push(() => settlementJobs.readiness());
-    readinessChecks.push(evmReadiness(services.chainAdapters.all()));
-    stops.push(() => settlementJobs.stop());
-    logger.info(
-      { simBlockMs: config.simBlockMs },
-      'settlement started: watchers, forwarding and expiry (test mode on the simulated chains)',
-    );
-  }
-
-  if (role === 'serve' || role === 'api') {
-    const app = await buildApp({ config, database, services, logger, readinessChecks });
-    await app.listen({ port: config.port, host: config.host });
-    logger.info({ url: config.publicUrl, docs: `${config.publicUrl}/docs` }, `svc ${role} listening`);
-    stops.push(() => app.close());
-  }
-
-  let stopping = false;
-  const shutdown = async (signal: string) => {
-    if (stopping) return;
-    stopping = true;
-    logger.info({ signal }, 'shutting down');
-    for (const stop of stops.reverse())
-      await stop().catch((error: unknown) => logger.error({ err: error }, 'stop failed'));
-    await database.close().catch(() => {});
-    process.exit(0);
-  };
-  process.on('SIGINT', () => void shutdown('SIGINT'));
-  process.on('SIGTERM', () => void shutdown('SIGTERM'));
+  const { runProgram } = await import('./program.ts');
+  await runProgram({ role, config, logger, engine });
 }
 
 main(process.argv.slice(2)).catch((error: unknown) => {

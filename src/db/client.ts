@@ -1,11 +1,10 @@
-import { mkdirSync } from 'node:fs';
-import { join } from 'node:path';
-import { PGlite, types } from '@electric-sql/pglite';
+import { type PGlite, types } from '@electric-sql/pglite';
 import type { ExtractTablesWithRelations, SQL } from 'drizzle-orm';
 import { drizzle as drizzlePg } from 'drizzle-orm/node-postgres';
 import type { PgDatabase, PgQueryResultHKT, PgTransaction } from 'drizzle-orm/pg-core';
 import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
 import pg from 'pg';
+import { startEmbeddedEngine } from './embedded.ts';
 import * as schema from './schema/index.ts';
 
 export type Schema = typeof schema;
@@ -95,6 +94,8 @@ export async function openDatabase(options: {
   databaseUrl: string | undefined;
   dataDir: string;
   poolSize?: number;
+  /** The embedded engine, when the caller has already started it (see startEmbeddedEngine). */
+  engine?: Promise<PGlite> | undefined;
 }): Promise<Database> {
   if (options.databaseUrl !== undefined) {
     const pool = new pg.Pool({ connectionString: options.databaseUrl, max: options.poolSize ?? 20 });
@@ -103,10 +104,7 @@ export async function openDatabase(options: {
     await pool.query('select 1');
     return fromPool(pool);
   }
-  const dir = join(options.dataDir, 'pg');
-  mkdirSync(dir, { recursive: true });
-  const client = await PGlite.create(dir);
-  return fromPglite(client);
+  return fromPglite(await (options.engine ?? startEmbeddedEngine(options.dataDir)));
 }
 
 /**

@@ -1,0 +1,101 @@
+import type { PGlite } from '@electric-sql/pglite';
+import type { Logger } from 'pino';
+import { buildApp } from './app.ts';
+import type { Config } from './config.ts';
+import { openDatabase } from './db/client.ts';
+import { migrateDatabase } from './db/migrate.ts';
+import { systemClock } from './lib/clock.ts';
+import { evmReadiness } from './modules/chains/evm/index.ts';
+import { createSettlementJobs } from './modules/settlement/jobs.ts';
+import { createConfiguredDeliveryWorker } from './modules/webhooks/jobs.ts';
+import { buildServices } from './services.ts';
+
+export interface ProgramOptions {
+  role: 'serve' | 'api' | 'worker';
+  config: Config;
+  logger: Logger;
+  /** The embedded engine main.ts started while this module loaded; undefined with DATABASE_URL. */
+  engine: Promise<PGlite> | undefined;
+}
+
+/**
+ * What `svc serve|api|worker` runs once main.ts has checked the role and the configuration: the database and its
+ * migrations, the services, the HTTP API, the background workers, and a clean shutdown on SIGTERM/SIGINT.
+ */
+export async function runProgram({ role, config, logger, engine }: ProgramOptions): Promise<void> {
+  const database = await openDatabase({
+    databaseUrl: config.databaseUrl,
+    dataDir: config.dataDir,
+    poolSize: config.databasePoolSize,
+    engine,
+  });
+  logger.info({ database: database.kind }, 'database open');
+  await migrateDatabase(database);
+
+  const clock = systemClock;
+  const services = buildServices({ config, database, clock, logger });
+  const stopApi: Array<() => Promise<void>> = [];
+  const stopWorkers: Array<() => Promise<void>> = [];
+  const readinessChecks: Array<() => Promise<string | null>> = [];
+  const withWorkers = role === 'serve' || role === 'worker';
+  let workersStarted = false;
+  if (withWorkers) readinessChecks.push(async () => (workersStarted ? null : 'workers are starting'));
+
+  // The API listens first and the workers start right after it: their first rounds (a block on each simulated
+  // chain, polls, expiry) would otherwise compete with building the app on the one embedded database connection.
+  // Readiness waits for both.
+  if (role === 'serve' || role === 'api') {
+    const app = await buildApp({ config, database, services, logger, readinessChecks });
+    await app.listen({ port: config.port, host: config.host });
+    logger.info({ url: config.publicUrl, docs: `${config.publicUrl}/docs` }, `svc ${role} listening`);
+    stopApi.push(() => app.close());
+  }
+
+  if (withWorkers) {
+    const deliveryWorker = createConfiguredDeliveryWorker({
+      config,
+      database,
+      clock,
+      signingSecrets: services.webhookEndpoints.signingSecrets,
+      logger: logger.child({ worker: 'webhooks' }),
+    });
+    await deliveryWorker.start();
+    readinessChecks.push(() => deliveryWorker.readiness());
+    stopWorkers.push(() => deliveryWorker.stop());
+    logger.info('webhook delivery worker started');
+
+    const settlementJobs = createSettlementJobs({
+      database,
+      clock,
+      adapters: services.chainAdapters,
+      payments: services.payments,
+      settings: services.settings,
+      simBlockMs: config.simBlockMs,
+      lateWatchDays: config.lateWatchDays,
+      logger: logger.child({ worker: 'settlement' }),
+    });
+    await settlementJobs.start();
+    readinessChecks.push(() => settlementJobs.readiness());
+    readinessChecks.push(evmReadiness(services.chainAdapters.all()));
+    stopWorkers.push(() => settlementJobs.stop());
+    logger.info(
+      { simBlockMs: config.simBlockMs },
+      'settlement started: watchers, forwarding and expiry (test mode on the simulated chains)',
+    );
+    workersStarted = true;
+  }
+
+  let stopping = false;
+  const shutdown = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    logger.info({ signal }, 'shutting down');
+    // New requests stop first, then the workers, last started first.
+    for (const stop of [...stopApi, ...stopWorkers.reverse()])
+      await stop().catch((error: unknown) => logger.error({ err: error }, 'stop failed'));
+    await database.close().catch(() => {});
+    process.exit(0);
+  };
+  process.on('SIGINT', () => void shutdown('SIGINT'));
+  process.on('SIGTERM', () => void shutdown('SIGTERM'));
+}

@@ -1,0 +1,343 @@
+/**
+ * The real program, as a newcomer runs it: `node --import tsx src/main.ts <role>` in a child process, on a temporary
+ * data directory and a free port, driven over real HTTP. On PGlite always; on PostgreSQL too when DATABASE_URL is
+ * set for the test run.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { PGlite } from '@electric-sql/pglite';
+import { afterAll, describe, expect, it } from 'vitest';
+import { testMnemonic } from './support/harness.ts';
+
+const root = fileURLToPath(new URL('../', import.meta.url));
+const tempDirs: string[] = [];
+const running = new Set<ChildProcess>();
+
+afterAll(async () => {
+  for (const child of running) child.kill('SIGKILL');
+  for (const dir of tempDirs) rmSync(dir, { recursive: true, force: true });
+});
+
+function tempDir(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'svc-e2e-'));
+  tempDirs.push(dir);
+  return dir;
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() =>
+        typeof address === 'object' && address !== null
+          ? resolve(address.port)
+          : reject(new Error('no port')),
+      );
+    });
+  });
+}
+
+/** The child's environment: this machine's, without anything of ours (so the embedded default applies), plus env. */
+function programEnv(env: Record<string, string>): NodeJS.ProcessEnv {
+  const clean: NodeJS.ProcessEnv = {};
+  for (const [name, value] of Object.entries(process.env)) {
+    if (/^(DATABASE_|SVC_|PORT$|HOST$|LOG_LEVEL$)/.test(name)) continue;
+    clean[name] = value;
+  }
+  return { ...clean, ...env };
+}
+
+interface Finished {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs the program to its end (for roles that exit, and for start-up failures). */
+function runToExit(args: string[], env: Record<string, string>, timeoutMs = 30_000): Promise<Finished> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', ...args], {
+      cwd: root,
+      env: programEnv(env),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    running.add(child);
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => {
+      stdout += chunk.toString('utf8');
+    });
+    child.stderr.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString('utf8');
+    });
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`svc ${args.join(' ')} still running after ${timeoutMs} ms:\n${stdout}\n${stderr}`));
+    }, timeoutMs);
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      running.delete(child);
+      resolve({ code, stdout, stderr });
+    });
+  });
+}
+
+interface Server {
+  base: string;
+  /** Everything the process wrote so far (stdout and stderr). */
+  output(): string;
+  /** SIGTERM, then the exit code. */
+  stop(): Promise<number | null>;
+}
+
+/** Starts `svc serve` and waits for GET /readyz to answer 200. */
+async function serve(env: Record<string, string>): Promise<Server> {
+  const port = await freePort();
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', 'serve'], {
+    cwd: root,
+    env: programEnv({ ...env, PORT: String(port), HOST: '127.0.0.1' }),
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  running.add(child);
+  let output = '';
+  child.stdout.on('data', (chunk: Buffer) => {
+    output += chunk.toString('utf8');
+  });
+  child.stderr.on('data', (chunk: Buffer) => {
+    output += chunk.toString('utf8');
+  });
+  const exited = new Promise<number | null>((resolve) =>
+    child.once('exit', (code) => {
+      running.delete(child);
+      resolve(code);
+    }),
+  );
+  const base = `http://127.0.0.1:${port}`;
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`svc serve exited with ${child.exitCode}:\n${output}`);
+    if (Date.now() > deadline) {
+      child.kill('SIGKILL');
+      throw new Error(`svc serve not ready in 30 s:\n${output}`);
+    }
+    const status = await fetch(`${base}/readyz`).then(
+      (response) => response.status,
+      () => 0,
+    );
+    if (status === 200) break;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  return {
+    base,
+    output: () => output,
+    stop: async () => {
+      child.kill('SIGTERM');
+      return exited;
+    },
+  };
+}
+
+async function call(
+  base: string,
+  method: string,
+  path: string,
+  options: { headers?: Record<string, string>; body?: unknown } = {},
+): Promise<{ status: number; body: Record<string, unknown> }> {
+  const response = await fetch(`${base}${path}`, {
+    method,
+    headers: {
+      ...(options.body === undefined ? {} : { 'content-type': 'application/json' }),
+      ...options.headers,
+    },
+    ...(options.body === undefined ? {} : { body: JSON.stringify(options.body) }),
+  });
+  return { status: response.status, body: (await response.json()) as Record<string, unknown> };
+}
+
+interface Account {
+  email: string;
+  password: string;
+  token: string;
+  testKey: string;
+  liveKey: string;
+  endpointId: string;
+  signingSecret: string;
+}
+
+/** Signs up, makes a keypair and registers a test-mode webhook endpoint, all over HTTP. */
+async function onboard(base: string): Promise<Account> {
+  const email = `e2e-${randomBytes(5).toString('hex')}@example.com`;
+  const password = `pw-${randomBytes(12).toString('hex')}`;
+  const signup = await call(base, 'POST', '/v1/auth/signup', { body: { email, password } });
+  expect(signup.status).toBe(201);
+  const token = signup.body.token as string;
+  const keypair = await call(base, 'POST', '/v1/keypairs', { headers: { authorization: `Bearer ${token}` } });
+  expect(keypair.status).toBe(201);
+  const testKey = (keypair.body.test as { full_key: string }).full_key;
+  const liveKey = (keypair.body.live as { full_key: string }).full_key;
+  expect(testKey).toMatch(/^svc_test_/);
+  const endpoint = await call(base, 'POST', '/v1/webhooks', {
+    headers: { 'x-api-key': testKey },
+    body: { url: 'http://127.0.0.1:9/hooks', description: 'e2e' },
+  });
+  expect(endpoint.status).toBe(201);
+  expect(endpoint.body.is_test).toBe(true);
+  return {
+    email,
+    password,
+    token,
+    testKey,
+    liveKey,
+    endpointId: endpoint.body.id as string,
+    signingSecret: endpoint.body.signing_secret as string,
+  };
+}
+
+/** After a restart: the password still logs in, the key still authenticates and still sees its endpoint. */
+async function expectSurvived(base: string, account: Account): Promise<void> {
+  const login = await call(base, 'POST', '/v1/auth/login', {
+    body: { email: account.email, password: account.password },
+  });
+  expect(login.status).toBe(200);
+  const list = await call(base, 'GET', '/v1/webhooks', { headers: { 'x-api-key': account.testKey } });
+  expect(list.status).toBe(200);
+  expect((list.body.data as Array<{ id: string }>).map((endpoint) => endpoint.id)).toContain(
+    account.endpointId,
+  );
+  const one = await call(base, 'GET', `/v1/webhooks/${account.endpointId}`, {
+    headers: { authorization: `Bearer ${login.body.token as string}` },
+  });
+  expect(one.status).toBe(200);
+  expect(one.body).not.toHaveProperty('signing_secret');
+}
+
+function expectNoSecrets(log: string, secrets: Record<string, string>): void {
+  for (const [name, value] of Object.entries(secrets)) {
+    expect(value.length, name).toBeGreaterThan(8);
+    expect(log.includes(value), `the log contains the ${name}`).toBe(false);
+  }
+}
+
+const journal = JSON.parse(readFileSync(join(root, 'drizzle/meta/_journal.json'), 'utf8')) as {
+  entries: unknown[];
+};
+
+describe('svc on the embedded default', () => {
+  it('starts, serves, keeps its data and secrets over a restart, and logs no secret', async () => {
+    const dataDir = tempDir();
+    const first = await serve({ SVC_DATA_DIR: dataDir, SVC_ALLOW_PRIVATE_WEBHOOK_TARGETS: 'true' });
+    const account = await onboard(first.base);
+    expect(await first.stop()).toBe(0);
+
+    const secretsFile = join(dataDir, 'secrets.json');
+    expect(statSync(secretsFile).mode & 0o777).toBe(0o600);
+    const secrets = JSON.parse(readFileSync(secretsFile, 'utf8')) as Record<string, string>;
+    expect(Object.keys(secrets).sort()).toEqual(['SVC_JWT_SECRET', 'SVC_MASTER_KEY', 'SVC_TEST_MNEMONIC']);
+    expect(first.output()).toMatch(
+      /Generated SVC_MASTER_KEY, SVC_JWT_SECRET, SVC_TEST_MNEMONIC into .*secrets\.json/,
+    );
+
+    const second = await serve({ SVC_DATA_DIR: dataDir, SVC_ALLOW_PRIVATE_WEBHOOK_TARGETS: 'true' });
+    await expectSurvived(second.base, account);
+    expect(await second.stop()).toBe(0);
+    expect(second.output()).not.toMatch(/Generated/);
+    // The same secrets, not new ones: a new master key could not open the stored signing secrets.
+    expect(JSON.parse(readFileSync(secretsFile, 'utf8'))).toEqual(secrets);
+
+    expectNoSecrets(first.output() + second.output(), {
+      'master key': secrets.SVC_MASTER_KEY!,
+      'JWT secret': secrets.SVC_JWT_SECRET!,
+      mnemonic: secrets.SVC_TEST_MNEMONIC!,
+      'test API key': account.testKey,
+      'live API key': account.liveKey,
+      'signing secret': account.signingSecret,
+      password: account.password,
+      'dashboard token': account.token,
+    });
+  }, 60_000);
+
+  it('`migrate` applies the migrations to a fresh data directory and exits 0', async () => {
+    const dataDir = tempDir();
+    const result = await runToExit(['migrate'], { SVC_DATA_DIR: dataDir });
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toMatch(/migrations applied/);
+    const db = await PGlite.create(join(dataDir, 'pg'));
+    try {
+      const applied = await db.query<{ count: number }>(
+        'select count(*)::int as count from drizzle.__drizzle_migrations',
+      );
+      expect(applied.rows[0]?.count).toBe(journal.entries.length);
+    } finally {
+      await db.close();
+    }
+  }, 60_000);
+});
+
+describe('svc refuses to start on a bad configuration, naming the variable', () => {
+  it.each([
+    ['PORT=abc', { PORT: 'abc' }, 'PORT'],
+    ['SVC_MASTER_KEY too short', { SVC_MASTER_KEY: 'short' }, 'SVC_MASTER_KEY'],
+    [
+      'DATABASE_URL without SVC_MASTER_KEY',
+      { DATABASE_URL: 'postgres://nobody@127.0.0.1:1/none' },
+      'SVC_MASTER_KEY',
+    ],
+  ])('%s', async (_name, env, variable) => {
+    const dataDir = join(tempDir(), 'data');
+    const result = await runToExit(['serve'], { SVC_DATA_DIR: dataDir, ...env });
+    expect(result.code).not.toBe(0);
+    expect(result.code).not.toBeNull();
+    expect(result.stderr).toContain(variable);
+    expect(result.stderr).not.toMatch(/\n\s+at /); // a message, not a stack trace
+    expect(existsSync(dataDir)).toBe(false); // nothing was created before the configuration was checked
+  });
+
+  it('an unknown role exits 2 with the usage', async () => {
+    const result = await runToExit(['frobnicate'], { SVC_DATA_DIR: join(tempDir(), 'data') });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('Unknown role "frobnicate"');
+    expect(result.stderr).toMatch(/Usage: svc <role>[\s\S]*serve[\s\S]*migrate/);
+  });
+});
+
+describe.runIf(process.env.DATABASE_URL)('svc on PostgreSQL (DATABASE_URL)', () => {
+  it('migrates, serves, and keeps its data over a restart with the secrets given', async () => {
+    const env = {
+      DATABASE_URL: process.env.DATABASE_URL!,
+      SVC_MASTER_KEY: randomBytes(32).toString('base64'),
+      SVC_JWT_SECRET: randomBytes(32).toString('hex'),
+      SVC_TEST_MNEMONIC: testMnemonic,
+      SVC_DATA_DIR: join(tempDir(), 'data'),
+      SVC_ALLOW_PRIVATE_WEBHOOK_TARGETS: 'true',
+    };
+    const migrate = await runToExit(['migrate'], env);
+    expect(migrate.code, migrate.stderr).toBe(0);
+
+    const first = await serve(env);
+    const account = await onboard(first.base);
+    expect(await first.stop()).toBe(0);
+    const second = await serve(env);
+    await expectSurvived(second.base, account);
+    expect(await second.stop()).toBe(0);
+
+    const log = migrate.stdout + migrate.stderr + first.output() + second.output();
+    expect(log).not.toMatch(/Generated/);
+    expect(existsSync(env.SVC_DATA_DIR)).toBe(false); // with a server, nothing is written locally
+    expectNoSecrets(log, {
+      'master key': env.SVC_MASTER_KEY,
+      'JWT secret': env.SVC_JWT_SECRET,
+      'test API key': account.testKey,
+      'live API key': account.liveKey,
+      'signing secret': account.signingSecret,
+      password: account.password,
+      'dashboard token': account.token,
+    });
+  }, 60_000);
+});
