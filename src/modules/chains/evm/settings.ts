@@ -76,8 +76,8 @@ export function parseEvmChainSettings(env: Record<string, string | undefined>): 
         .map((url) => url.trim())
         .filter((url) => url !== '');
       for (const url of rpcUrls) {
-        if (!/^(https?|wss?):\/\/[^\s]+$/.test(url)) {
-          throw new Error(`${prefix}RPC_URL: "${redactUrl(url)}" is not an http(s):// or ws(s):// URL`);
+        if (!/^https?:\/\/[^\s]+$/.test(url)) {
+          throw new Error(`${prefix}RPC_URL: "${redactUrl(url)}" is not an http:// or https:// URL`);
         }
       }
       const gasKey = get('GAS_KEY');
