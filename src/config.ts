@@ -208,6 +208,13 @@ const generatedSecrets = {
 
 type GeneratedSecretName = keyof typeof generatedSecrets;
 
+/** What secrets.json may hold: the generated secrets, each valid as its environment variable would have to be. */
+const storedSecretsSchema = z.object({
+  SVC_MASTER_KEY: base64Key32.optional(),
+  SVC_JWT_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
+  SVC_TEST_MNEMONIC: mnemonic.optional(),
+});
+
 function loadOrCreateEmbeddedSecrets(
   dataDir: string,
   env: Record<string, string | undefined>,
@@ -217,7 +224,24 @@ function loadOrCreateEmbeddedSecrets(
   mkdirSync(dataDir, { recursive: true });
   let stored: Record<string, string> = {};
   if (existsSync(file)) {
-    stored = z.record(z.string(), z.string()).parse(JSON.parse(readFileSync(file, 'utf8')));
+    // The file is checked like the environment: a damaged or hand-edited secret stops the program here, by name.
+    let content: unknown;
+    try {
+      content = JSON.parse(readFileSync(file, 'utf8'));
+    } catch (error) {
+      throw new ConfigError([
+        `${file}: not valid JSON (${error instanceof Error ? error.message : String(error)})`,
+      ]);
+    }
+    const checked = storedSecretsSchema.safeParse(content);
+    if (!checked.success) {
+      throw new ConfigError(
+        checked.error.issues.map((issue) => `${file}: ${issue.path.join('.') || '(file)'}: ${issue.message}`),
+      );
+    }
+    stored = Object.fromEntries(
+      Object.entries(checked.data).filter((entry): entry is [string, string] => entry[1] !== undefined),
+    );
   }
   const created: string[] = [];
   for (const name of Object.keys(generatedSecrets) as GeneratedSecretName[]) {
@@ -272,6 +296,9 @@ export function loadConfig(rawEnv: Record<string, string | undefined> = process.
         : undefined,
       jwtSecret === undefined
         ? 'SVC_JWT_SECRET: required when DATABASE_URL is set (at least 32 characters)'
+        : undefined,
+      testMnemonic === undefined
+        ? 'SVC_TEST_MNEMONIC: required when DATABASE_URL is set (BIP-39 words of the test-mode deposit addresses)'
         : undefined,
     ].filter((problem): problem is string => problem !== undefined);
     if (missing.length > 0) throw new ConfigError(missing);
