@@ -73,6 +73,7 @@ export function buildServices({ config, database, clock, checkWebhookUrl, rates,
     // The connected chain's own rule (a real test network keeps its real depth), else the configured one.
     confirmationsOf: (chain, isTest) =>
       chainAdapters.get(chain, isTest)?.requiredConfirmations ?? confirmationsFor(config, chain, isTest),
+    isChainConnected: (chain, isTest) => chainAdapters.get(chain, isTest) !== undefined,
     events,
     settings,
     deposits: settlementRepo,

@@ -14,6 +14,7 @@ export const errorStatus = {
   unsupported_asset: 400,
   payout_wallet_missing: 400,
   live_seed_missing: 400,
+  chain_unavailable: 400,
   not_test_mode: 400,
   invalid_state: 409,
   authentication_required: 401,

@@ -9,6 +9,7 @@ import { convertToBaseUnits, fromBaseUnits, ratioFromDecimal, toBaseUnits } from
 import type { AddressDeriver } from '../chains/derivation.ts';
 import { paymentUri } from '../chains/payment-uri.ts';
 import {
+  type ChainId,
   type ChainInfo,
   chains,
   explorerTxLink,
@@ -39,6 +40,8 @@ import type {
 export type RateProvider = Pick<RatesService, 'getRate' | 'isSupportedCurrency'>;
 
 export interface PaymentsDeps {
+  /** Whether a watcher can see this chain in this mode (test mode always can: the simulated chain). */
+  isChainConnected(chain: ChainId, isTest: boolean): boolean;
   db: Db;
   repo: PaymentsRepo;
   clock: Clock;
@@ -374,6 +377,14 @@ export function createPaymentsService(deps: PaymentsDeps) {
       throw new AppError(
         'payout_wallet_missing',
         `Set a live payout wallet for ${chain.name} first (PUT /v1/settings/payout-wallets): received funds are forwarded there.`,
+        { param: 'chain' },
+      );
+    }
+    if (!deps.isChainConnected(chain.id, isTest)) {
+      // Taking money on a chain nobody watches would leave it uncredited: refuse instead.
+      throw new AppError(
+        'chain_unavailable',
+        `${isTest ? 'Test' : 'Live'} payments on ${chain.name} are not available on this server: no node for it is connected.`,
         { param: 'chain' },
       );
     }

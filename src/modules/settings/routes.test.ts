@@ -13,7 +13,10 @@ let t: TestApp;
 let m: Merchant;
 beforeAll(async () => {
   // A live seed, so that live payments get as far as the payout-wallet check.
-  t = await createTestApp({ env: { SVC_MNEMONIC: testMnemonic } });
+  // A node URL makes ethereum a connected live chain; nothing here talks to it (no watcher runs in these tests).
+  t = await createTestApp({
+    env: { SVC_MNEMONIC: testMnemonic, SVC_CHAIN_ETHEREUM_RPC_URL: 'http://127.0.0.1:9' },
+  });
   m = await createMerchant(t.app);
 });
 afterAll(() => t.close());
@@ -106,6 +109,14 @@ describe('payout wallets', () => {
     expect(live.json().is_test).toBe(false);
     // Only on that chain.
     expect((await create(other.liveKey, 'base')).json().error.code).toBe('payout_wallet_missing');
+    // A chain with a live payout wallet but no node connected is refused too: nobody would see the payment.
+    await put(apiKey(other.liveKey), {
+      ethereum: evm,
+      bitcoin: 'bc1qcr8te4kr609gcawutmrza0j4xv80jy8z306fyu',
+    });
+    const unwatched = await create(other.liveKey, 'bitcoin');
+    expect(unwatched.statusCode).toBe(400);
+    expect(unwatched.json().error).toMatchObject({ code: 'chain_unavailable', param: 'chain' });
   });
 });
 

@@ -13,7 +13,10 @@ let t: TestApp;
 let m: Merchant;
 beforeAll(async () => {
   // A live seed, so that a live payment can be created for the not_test_mode check.
-  t = await createTestApp({ env: { SVC_MNEMONIC: testMnemonic } });
+  // A node URL makes ethereum a connected live chain; no watcher runs here, so nothing dials it.
+  t = await createTestApp({
+    env: { SVC_MNEMONIC: testMnemonic, SVC_CHAIN_ETHEREUM_RPC_URL: 'http://127.0.0.1:9' },
+  });
   m = await createMerchant(t.app);
 });
 afterAll(() => t.close());
