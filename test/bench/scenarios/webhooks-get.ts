@@ -1,5 +1,5 @@
 import { fileURLToPath } from 'node:url';
-import { startChild } from '../lib/child.ts';
+import { type Child, startChild } from '../lib/child.ts';
 import { benchDatabases } from '../lib/databases.ts';
 import { type LoadResult, mergeLoads, runLoad } from '../lib/load.ts';
 import { defineScenario, type Measurement, measurement } from '../lib/scenario.ts';
@@ -27,10 +27,11 @@ export default defineScenario({
           ? { kind: 'pglite', location: database.dataDir }
           : { kind: 'postgres', location: database.url };
       log(`webhooks-get [${database.kind}]: starting the server`);
-      const child = await startChild<WebhooksGetReady>(server, {
-        env: { BENCH_TARGET: JSON.stringify(target) },
-      });
+      let child: Child<WebhooksGetReady> | undefined;
       try {
+        child = await startChild<WebhooksGetReady>(server, {
+          env: { BENCH_TARGET: JSON.stringify(target) },
+        });
         const { ours, bare } = child.ready;
         for (const [name, url, headers] of [
           ['ours', ours.url, ours.headers],
@@ -105,7 +106,7 @@ export default defineScenario({
           }),
         );
       } finally {
-        await child.stop();
+        await child?.stop();
         await database.dispose();
       }
     }
