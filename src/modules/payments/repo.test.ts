@@ -18,15 +18,13 @@ describe('derivation index allocation', () => {
 
   it('hands out distinct indices under concurrency, per space and mode', async () => {
     const repo = createPaymentsRepo(database.db);
-    const taken = await Promise.all(
-      Array.from({ length: 40 }, () =>
-        database.db.transaction((tx) => repo.allocateDerivationIndex(tx, 'solana', true)),
-      ),
+    const batches = await Promise.all(
+      Array.from({ length: 40 }, () => repo.allocateDerivationIndices(database.db, 'solana', true, 3)),
     );
-    expect(new Set(taken).size).toBe(40);
+    const taken = batches.flat();
+    expect(taken).toHaveLength(120);
+    expect(new Set(taken).size).toBe(120);
     for (const index of taken) expect(Number.isSafeInteger(index) && index >= 0).toBe(true);
-    await expect(
-      database.db.transaction((tx) => repo.allocateDerivationIndex(tx, 'dogecoin', true)),
-    ).rejects.toThrow();
+    await expect(repo.allocateDerivationIndices(database.db, 'dogecoin', true, 1)).rejects.toThrow();
   });
 });

@@ -26,18 +26,25 @@ export interface PaymentFilter {
 
 export function createPaymentsRepo(db: Db) {
   return {
-    /** Takes the next derivation index of an index space and mode (a sequence: no lock is held until commit). */
-    async allocateDerivationIndex(tx: Db, indexSpace: string, isTest: boolean): Promise<number> {
+    /**
+     * Takes the next `count` derivation indices of an index space and mode from its sequence. `nextval` holds no
+     * lock, so concurrent creations never queue behind one another's commits.
+     */
+    async allocateDerivationIndices(
+      db: Db,
+      indexSpace: string,
+      isTest: boolean,
+      count: number,
+    ): Promise<number[]> {
       if (!(depositIndexSpaces as readonly string[]).includes(indexSpace)) {
         throw new Error(`No derivation index sequence for index space ${indexSpace}`);
       }
       const name = depositIndexSequenceName(indexSpace as DepositIndexSpace, isTest);
-      const [row] = await queryRows<{ index: string | number }>(
-        tx,
-        sql`select nextval(${name}::regclass) as index`,
+      const rows = await queryRows<{ index: string | number }>(
+        db,
+        sql`select nextval(${name}::regclass) as index from generate_series(1, ${count})`,
       );
-      if (row === undefined) throw new Error('derivation index allocation returned no row');
-      return Number(row.index);
+      return rows.map((row) => Number(row.index));
     },
 
     async insert(tx: Db, row: PaymentRow): Promise<void> {

@@ -26,6 +26,7 @@ import type { SettlementRepo } from '../settlement/repo.ts';
 import { nextState, type Status, toleranceUnits } from '../settlement/state-machine.ts';
 import type { EventsService, PaymentEventSnapshot, RecordPaymentEventInput } from '../webhooks/events.ts';
 import { canonicalAmount, fiatDecimals } from './amounts.ts';
+import { createIndexReservoir } from './index-reservoir.ts';
 import type { IdempotencyRow, PaymentRow, PaymentsRepo } from './repo.ts';
 import type {
   CheckoutView,
@@ -136,6 +137,9 @@ class IdempotencyLost extends Error {}
 
 export function createPaymentsService(deps: PaymentsDeps) {
   const { db, repo, clock, deriver, rates } = deps;
+  const indices = createIndexReservoir((space, isTest, count) =>
+    repo.allocateDerivationIndices(db, space, isTest, count),
+  );
 
   function chainOf(row: Pick<PaymentRow, 'chain'>): ChainInfo {
     const chain = getChain(row.chain);
@@ -193,8 +197,11 @@ export function createPaymentsService(deps: PaymentsDeps) {
   }
 
   /** Confirmations seen of each payment, from its deposits and the watcher's height. */
-  async function seenOf(rows: PaymentRow[]): Promise<Map<string, number>> {
+  async function seenOf(allRows: PaymentRow[]): Promise<Map<string, number>> {
     const out = new Map<string, number>();
+    // A pending payment has no live deposit (seeing one makes it confirming), so it has nothing to count: the
+    // common case of a fresh payment and of the checkout's polling costs no query here.
+    const rows = allRows.filter((row) => row.status !== 'pending');
     if (rows.length === 0) return out;
     const [summaries, heights] = await Promise.all([
       deps.deposits.confirmationSummaries(
@@ -415,7 +422,7 @@ export function createPaymentsService(deps: PaymentsDeps) {
     prepared: Awaited<ReturnType<typeof prepare>>,
   ) {
     const now = clock.now();
-    const index = await repo.allocateDerivationIndex(tx, indexSpace(prepared.chain.id), isTest);
+    const index = await indices.take(indexSpace(prepared.chain.id), isTest);
     const row: PaymentRow = {
       id: uuidv7(now.getTime()),
       merchantId,
