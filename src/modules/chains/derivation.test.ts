@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { secp256k1 } from '@noble/curves/secp256k1.js';
 import { bytesToNumberBE } from '@noble/curves/utils.js';
 import { bech32 } from '@scure/base';
 import { HDKey } from '@scure/bip32';
@@ -145,6 +146,7 @@ describe('deposit address derivation: rules', () => {
       const cached = {
         privateKey: bytesToNumberBE(account.privateKey as Uint8Array),
         publicKey: account.publicKey as Uint8Array,
+        publicPoint: secp256k1.Point.fromBytes(account.publicKey as Uint8Array),
         chainCode: account.chainCode as Uint8Array,
       };
       for (const index of [

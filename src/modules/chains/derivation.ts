@@ -112,6 +112,8 @@ interface Secp256k1Account {
   privateKey: bigint;
   /** Compressed (33 bytes), the form CKDpriv hashes. */
   publicKey: Uint8Array;
+  /** The same public key as a curve point, for public (CKDpub-style) child derivation. */
+  publicPoint: InstanceType<typeof secp256k1.Point>;
   chainCode: Uint8Array;
 }
 
@@ -133,7 +135,10 @@ export function secp256k1ChildOf(account: Secp256k1Account, index: number): Secp
   if (tweak >= CURVE_ORDER || child === 0n)
     throw new RangeError(`BIP-32 index ${index} is invalid for this key`);
   const privateKey = numberToBytesBE(child, 32);
-  const point = secp256k1.Point.BASE.multiply(child);
+  // The child's public key as CKDpub computes it: parent point + tweak·G. The tweak follows from the account's
+  // public key and chain code alone (an xpub), not from any private key, so the fast variable-time multiply leaks
+  // nothing secret; a constant-time multiply by the child private key costs about three times as much.
+  const point = account.publicPoint.add(secp256k1.Point.BASE.multiplyUnsafe(tweak));
   return { privateKey, publicKey: (compressed) => point.toBytes(compressed) };
 }
 
@@ -162,6 +167,7 @@ class SeedKeys {
       account = {
         privateKey: bytesToNumberBE(node.privateKey),
         publicKey: node.publicKey,
+        publicPoint: secp256k1.Point.fromBytes(node.publicKey),
         chainCode: node.chainCode,
       };
       this.accounts.set(accountPath, account);
