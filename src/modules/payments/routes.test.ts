@@ -170,6 +170,22 @@ describe('creating payments', () => {
 });
 
 describe('idempotency', () => {
+  it('creates the first payment of a fresh process with a key (no index query inside its transaction)', async () => {
+    // A new app has an empty index reservoir; on the embedded engine a refill inside the open transaction would hang.
+    const fresh = await createTestApp({ database: t.database });
+    try {
+      const response = await fresh.app.inject({
+        method: 'POST',
+        url: '/v1/payments',
+        headers: { ...apiKey(m.testKey), 'idempotency-key': `fresh-${Date.now()}` },
+        payload: { amount: '2', currency: 'USD', chain: 'tron' },
+      });
+      expect(response.statusCode).toBe(201);
+    } finally {
+      await fresh.close();
+    }
+  });
+
   it('replays the first response for the same key and body, and refuses another body', async () => {
     const key = `order-${Date.now()}`;
     const body = { amount: '10', currency: 'USD', chain: 'ethereum', order_id: key };

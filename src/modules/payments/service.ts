@@ -413,16 +413,20 @@ export function createPaymentsService(deps: PaymentsDeps) {
     return { chain, asset, currency, amount, windowSeconds, redirectUrl, rate, expected };
   }
 
-  /** Allocates the derivation index and inserts the payment, on `tx` (a transaction, or the database itself). */
+  /**
+   * Inserts the payment at derivation `index`, on `tx` (a transaction, or the database itself). Callers take the
+   * index before any transaction: a refill of the reservoir queries the database, which on the single-connection
+   * embedded engine would wait forever behind an open transaction.
+   */
   async function insertPayment(
     tx: Db,
     merchantId: string,
     isTest: boolean,
     input: CreatePaymentInput,
     prepared: Awaited<ReturnType<typeof prepare>>,
+    index: number,
   ) {
     const now = clock.now();
-    const index = await indices.take(indexSpace(prepared.chain.id), isTest);
     const row: PaymentRow = {
       id: uuidv7(now.getTime()),
       merchantId,
@@ -479,7 +483,8 @@ export function createPaymentsService(deps: PaymentsDeps) {
       if (idempotencyKey === undefined) {
         const prepared = await prepare(merchantId, isTest, input);
         // One statement needs no transaction: the index comes from a sequence, the row is inserted on its own.
-        const row = await insertPayment(db, merchantId, isTest, input, prepared);
+        const index = await indices.take(indexSpace(prepared.chain.id), isTest);
+        const row = await insertPayment(db, merchantId, isTest, input, prepared, index);
         return { status: 201, body: toView(row), replayed: false };
       }
 
@@ -489,6 +494,7 @@ export function createPaymentsService(deps: PaymentsDeps) {
         return replay(known, requestHash);
       }
       const prepared = await prepare(merchantId, isTest, input);
+      const index = await indices.take(indexSpace(prepared.chain.id), isTest);
       try {
         const row = await db.transaction(async (tx) => {
           // Claim the key first: a concurrent twin waits here until we commit, then finds our response.
@@ -506,7 +512,7 @@ export function createPaymentsService(deps: PaymentsDeps) {
             new Date(clock.now().getTime() - IDEMPOTENCY_TTL_MS),
           );
           if (!claimed) throw new IdempotencyLost();
-          const payment = await insertPayment(tx, merchantId, isTest, input, prepared);
+          const payment = await insertPayment(tx, merchantId, isTest, input, prepared, index);
           await repo.saveIdempotencyResponse(tx, merchantId, isTest, idempotencyKey, 201, toView(payment));
           return payment;
         });
