@@ -18,6 +18,7 @@ import { systemClock } from '../../../src/lib/clock.ts';
 import { uuidv7 } from '../../../src/lib/ids.ts';
 import { createLogger } from '../../../src/logger.ts';
 import { buildServices } from '../../../src/services.ts';
+import { apiCaller, benchMerchant, exitWithParent } from '../lib/bench-app.ts';
 import { reportError, reportReady } from '../lib/child.ts';
 
 export interface PaymentsReady {
@@ -53,32 +54,18 @@ async function main(): Promise<void> {
   const app = await buildApp({ config, database, services, logger });
   const oursBase = await app.listen({ host: '127.0.0.1', port: 0 });
 
-  const call = async (path: string, headers: Record<string, string>, body?: unknown) => {
-    const response = await fetch(`${oursBase}${path}`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', ...headers },
-      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-    });
-    const json = (await response.json()) as Record<string, unknown>;
-    if (!response.ok) throw new Error(`${path}: ${response.status} ${JSON.stringify(json)}`);
-    return json;
-  };
-  const signup = (await call(
-    '/v1/auth/signup',
-    {},
-    { email: `bench-${randomBytes(6).toString('hex')}@example.com`, password: 'bench horse battery staple' },
-  )) as { token: string };
-  const pair = (await call('/v1/keypairs', { authorization: `Bearer ${signup.token}` })) as {
-    test: { full_key: string };
-  };
-  const headers = { 'x-api-key': pair.test.full_key, 'content-type': 'application/json' };
+  const call = apiCaller(oursBase);
+  const merchant = await benchMerchant(oursBase);
+  const headers = { 'x-api-key': merchant.testKey, 'content-type': 'application/json' };
   const paymentBody = JSON.stringify({
     amount: '49.99',
     currency: 'USD',
     chain: 'ethereum',
     order_id: 'bench',
   });
-  const sample = (await call('/v1/payments', headers, JSON.parse(paymentBody))) as { payment_id: string };
+  const sample = (await call('/v1/payments', { headers, body: JSON.parse(paymentBody) })) as {
+    payment_id: string;
+  };
 
   // The baselines: no auth, no validation, no logging; the driver's own query, one statement each.
   const pool = database.pool!;
@@ -103,14 +90,7 @@ async function main(): Promise<void> {
   });
   const bareBase = await bare.listen({ host: '127.0.0.1', port: 0 });
 
-  const stop = async () => {
-    await bare.close();
-    await app.close();
-    await database.close();
-    process.exit(0);
-  };
-  process.once('SIGTERM', () => void stop());
-  process.once('disconnect', () => void stop());
+  exitWithParent([() => bare.close(), () => app.close(), () => database.close()]);
 
   reportReady<PaymentsReady>({
     ours: {

@@ -16,6 +16,7 @@ import { migrateDatabase } from '../../../src/db/migrate.ts';
 import { systemClock } from '../../../src/lib/clock.ts';
 import { createLogger } from '../../../src/logger.ts';
 import { buildServices } from '../../../src/services.ts';
+import { apiCaller, benchMerchant, exitWithParent } from '../lib/bench-app.ts';
 import { reportError, reportReady, serveCpuUsage } from '../lib/child.ts';
 
 export interface WebhooksGetTarget {
@@ -61,30 +62,10 @@ async function main(): Promise<void> {
   const app = await buildApp({ config, database, services, logger });
   const oursBase = await app.listen({ host: '127.0.0.1', port: 0 });
 
-  const call = async (
-    path: string,
-    init: { method?: string; headers?: Record<string, string>; body?: unknown },
-  ) => {
-    const response = await fetch(`${oursBase}${path}`, {
-      method: init.method ?? 'POST',
-      headers: { 'content-type': 'application/json', ...init.headers },
-      ...(init.body === undefined ? {} : { body: JSON.stringify(init.body) }),
-    });
-    const body = (await response.json()) as Record<string, unknown>;
-    if (!response.ok) throw new Error(`${path}: ${response.status} ${JSON.stringify(body)}`);
-    return body;
-  };
-  const signup = (await call('/v1/auth/signup', {
-    body: {
-      email: `bench-${randomBytes(6).toString('hex')}@example.com`,
-      password: 'bench horse battery staple',
-    },
-  })) as { token: string };
-  const pair = (await call('/v1/keypairs', { headers: { authorization: `Bearer ${signup.token}` } })) as {
-    test: { full_key: string };
-  };
+  const call = apiCaller(oursBase);
+  const merchant = await benchMerchant(oursBase);
   const endpoint = (await call('/v1/webhooks', {
-    headers: { 'x-api-key': pair.test.full_key },
+    headers: { 'x-api-key': merchant.testKey },
     body: { url: 'https://example.com/bench-hook' },
   })) as { id: string };
 
@@ -102,18 +83,11 @@ async function main(): Promise<void> {
   });
   const bareBase = await bare.listen({ host: '127.0.0.1', port: 0 });
 
-  const stop = async () => {
-    await bare.close();
-    await app.close();
-    await database.close();
-    process.exit(0);
-  };
-  process.once('SIGTERM', () => void stop());
-  process.once('disconnect', () => void stop());
+  exitWithParent([() => bare.close(), () => app.close(), () => database.close()]);
 
   serveCpuUsage();
   reportReady<WebhooksGetReady>({
-    ours: { url: `${oursBase}/v1/webhooks/${endpoint.id}`, headers: { 'x-api-key': pair.test.full_key } },
+    ours: { url: `${oursBase}/v1/webhooks/${endpoint.id}`, headers: { 'x-api-key': merchant.testKey } },
     bare: { url: `${bareBase}/bare/webhooks/${endpoint.id}` },
   });
 }
