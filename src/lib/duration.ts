@@ -11,8 +11,8 @@ export function parseDuration(text: string): number {
   if (match === null) {
     throw new DurationFormatError(`"${text.trim()}" is not a duration such as 250ms, 1s, 1m, 2h or 1d`);
   }
-  const [, amount = '0', unit = 'ms'] = match;
-  const ms = Math.round(Number(amount) * unitMs[unit as keyof typeof unitMs]);
+  const [, count = '0', unit = 'ms'] = match;
+  const ms = Math.round(Number(count) * unitMs[unit as keyof typeof unitMs]);
   if (!Number.isSafeInteger(ms)) throw new DurationFormatError(`"${text.trim()}" is too long`);
   return ms;
 }

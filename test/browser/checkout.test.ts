@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import type { Page, Response } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import {
+  apiCall,
   type Browser,
   ensureDashboardBuilt,
   hasChromium,
@@ -14,6 +15,7 @@ import {
   skipReason,
   startProgram,
   startReceiver,
+  waitFor,
 } from './support.ts';
 
 /**
@@ -26,37 +28,6 @@ import {
 const shots = 'checkout';
 const password = 'correct horse battery staple';
 const statuses = ['pending', 'confirming', 'underpaid', 'overpaid', 'completed', 'expired'] as const;
-
-async function apiCall(
-  baseUrl: string,
-  path: string,
-  init: { headers?: Record<string, string>; method?: string; body?: unknown } = {},
-) {
-  const response = await fetch(`${baseUrl}/v1${path}`, {
-    method: init.method ?? 'GET',
-    headers: { ...(init.body === undefined ? {} : { 'content-type': 'application/json' }), ...init.headers },
-    ...(init.body === undefined ? {} : { body: JSON.stringify(init.body) }),
-  });
-  const text = await response.text();
-  return {
-    status: response.status,
-    body: text === '' ? {} : (JSON.parse(text) as Record<string, unknown>),
-  };
-}
-
-async function waitFor<T>(
-  what: string,
-  probe: () => T | undefined | Promise<T | undefined>,
-  ms = 30_000,
-): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((done) => setTimeout(done, 50));
-  }
-}
 
 const statusOf = (page: Page) => page.locator('#page').getAttribute('data-status');
 

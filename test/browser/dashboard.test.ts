@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import {
+  apiCall,
   type Browser,
   ensureDashboardBuilt,
   hasChromium,
@@ -15,6 +16,7 @@ import {
   skipReason,
   startProgram,
   startReceiver,
+  waitFor,
 } from './support.ts';
 
 /**
@@ -26,23 +28,6 @@ import {
 const password = 'correct horse battery staple';
 /** Screenshots go to test-results/browser/dashboard/. */
 const shots = 'dashboard';
-
-async function apiCall(
-  baseUrl: string,
-  path: string,
-  init: { headers?: Record<string, string>; method?: string; body?: unknown } = {},
-) {
-  const response = await fetch(`${baseUrl}/v1${path}`, {
-    method: init.method ?? 'GET',
-    headers: { ...(init.body === undefined ? {} : { 'content-type': 'application/json' }), ...init.headers },
-    ...(init.body === undefined ? {} : { body: JSON.stringify(init.body) }),
-  });
-  const text = await response.text();
-  return {
-    status: response.status,
-    body: text === '' ? undefined : (JSON.parse(text) as Record<string, unknown>),
-  };
-}
 
 /** Polls like expect.poll, with room for a busy machine (its default gives up after one second). */
 function poll<T>(probe: () => T | Promise<T>, options: { timeout?: number } = {}) {
@@ -56,20 +41,6 @@ async function nav(page: Page, name: string): Promise<void> {
 
 async function heading(page: Page): Promise<string> {
   return (await page.locator('h1').first().textContent()) ?? '';
-}
-
-async function waitFor<T>(
-  what: string,
-  probe: () => T | undefined | Promise<T | undefined>,
-  ms = 15_000,
-): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((done) => setTimeout(done, 100));
-  }
 }
 
 /** A page either shows what it is for, or (for API parts still being built) the API's error in plain words. */

@@ -227,3 +227,33 @@ export async function screenshot(page: Page, name: string): Promise<void> {
   await page.evaluate('window.scrollTo(0, 0)');
   await page.screenshot({ path: join(screenshotDir, `${name}.png`), fullPage: true });
 }
+
+/** Calls the program's /v1 API as a client would; an empty body reads as `{}`. */
+export async function apiCall(
+  baseUrl: string,
+  path: string,
+  init: { headers?: Record<string, string>; method?: string; body?: unknown } = {},
+): Promise<{ status: number; body: Record<string, unknown> }> {
+  const response = await fetch(`${baseUrl}/v1${path}`, {
+    method: init.method ?? 'GET',
+    headers: { ...(init.body === undefined ? {} : { 'content-type': 'application/json' }), ...init.headers },
+    ...(init.body === undefined ? {} : { body: JSON.stringify(init.body) }),
+  });
+  const text = await response.text();
+  return { status: response.status, body: text === '' ? {} : (JSON.parse(text) as Record<string, unknown>) };
+}
+
+/** Polls `probe` until it answers something other than undefined, or fails naming `what` after `ms`. */
+export async function waitFor<T>(
+  what: string,
+  probe: () => T | undefined | Promise<T | undefined>,
+  ms = 30_000,
+): Promise<T> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const value = await probe();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((done) => setTimeout(done, 100));
+  }
+}
