@@ -543,6 +543,8 @@ describe('webhook delivery', () => {
     const r = await receiver(() => (healthy ? { status: 200 } : { status: 500 }));
     const { id } = await endpoint(m, r.url);
     const first = await emit(m.merchantId);
+    // Events list newest first by creation time; two in the same millisecond would tie (then order by id).
+    await new Promise((resolve) => setTimeout(resolve, 5));
     const second = await emit(m.merchantId, snapshot(), 'payment.overpaid');
     await settled(m, id, 2);
     expect(r.requests).toHaveLength(10);
