@@ -49,6 +49,13 @@ export interface BuiltForward {
   fee: bigint;
 }
 
+/** Where a deposit was seen: checked again just before it is credited. */
+export interface SeenDeposit {
+  txHash: string;
+  blockNumber: number;
+  blockHash: string;
+}
+
 export type ForwardStatus =
   | { state: 'unknown' }
   | { state: 'pending' }
@@ -72,6 +79,12 @@ export interface ChainAdapter {
    * called for a block just returned by `block`, so an adapter may keep what it fetched.
    */
   transfers(block: BlockRef, watched: ReadonlySet<string>): Promise<Transfer[]>;
+  /**
+   * Checked just before deposits become final (credited): the transaction hashes among `deposits` that still stand
+   * where they were seen, succeeded in that very block on the chain as it is now. A deposit left out is not credited
+   * in this round. Optional: the simulated chain's deposits cannot move under it.
+   */
+  recheck?(deposits: readonly SeenDeposit[]): Promise<ReadonlySet<string>>;
   /** How this chain compares addresses (EVM addresses are case-insensitive, base58 ones are not). */
   addressKey(address: string): string;
   /** Builds and signs the forwarding transaction of an intent. Pure with respect to the chain: nothing is sent. */

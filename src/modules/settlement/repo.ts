@@ -32,7 +32,7 @@ export const settlementRepo = {
   // ---- deposits ----
 
   /**
-   * Records deposits (`seen`, or `final` when their block already has its confirmations); a transfer already recorded
+   * Records deposits (as `seen`: the watcher makes them final after a re-check); a transfer already recorded
    * (same chain, mode, tx, index) is left alone unless it had been reverted, in which case it is recorded again in its
    * new block. Returns the payments of the rows written.
    */
@@ -75,14 +75,41 @@ export const settlementRepo = {
     isTest: boolean,
     maxBlock: number,
     now: Date,
+    withheld: readonly string[] = [],
   ): Promise<string[]> {
     const rows = await queryRows<{ payment_id: string }>(
       tx,
       sql`update deposits set state = 'final', final_at = ${now.toISOString()}::timestamptz
           where chain = ${chain} and is_test = ${isTest} and state = 'seen' and block_number <= ${maxBlock}
+            ${withheld.length === 0 ? sql`` : sql`and not (id = any(${pgArray([...withheld])}::text[]))`}
           returning payment_id`,
     );
     return rows.map((row) => row.payment_id);
+  },
+
+  /** Unfinal deposits at or below `maxBlock`: those `finalizeDeposits` would make final now. */
+  async depositsDueFinal(
+    db: Db,
+    chain: string,
+    isTest: boolean,
+    maxBlock: number,
+  ): Promise<Array<{ id: string; txHash: string; blockNumber: number; blockHash: string }>> {
+    const rows = await queryRows<{
+      id: string;
+      tx_hash: string;
+      block_number: string | number;
+      block_hash: string;
+    }>(
+      db,
+      sql`select id, tx_hash, block_number, block_hash from deposits
+          where chain = ${chain} and is_test = ${isTest} and state = 'seen' and block_number <= ${maxBlock}`,
+    );
+    return rows.map((row) => ({
+      id: row.id,
+      txHash: row.tx_hash,
+      blockNumber: Number(row.block_number),
+      blockHash: row.block_hash,
+    }));
   },
 
   /** Reverts the unfinal deposits above `ancestor` (their blocks were reorganised away); returns their payments. */

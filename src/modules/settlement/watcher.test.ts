@@ -300,6 +300,40 @@ describe('watcher on the simulated chain', () => {
     expect((await eventsOf(p.payment_id)).map((event) => event.type)).toEqual(['payment.confirmed']);
   });
 
+  it('credits a deposit only once its transaction is re-checked where it was seen', async () => {
+    const p = await createPayment('0.035');
+    const sent = await sim.sendDeposit({ to: p.address, asset: 'ETH', amount: wei('0.035') });
+    let stands = false;
+    const asked: string[] = [];
+    const rechecking = createWatcher({
+      db: t.database.db,
+      clock,
+      adapter: {
+        ...sim,
+        async recheck(deposits) {
+          asked.push(...deposits.map((deposit) => deposit.txHash));
+          return new Set(stands ? deposits.map((deposit) => deposit.txHash) : []);
+        },
+      },
+      payments: t.services.payments,
+      lateWatchDays: 7,
+    });
+    await advance(CONFIRMATIONS + 1, rechecking);
+    let view = await payment(p.payment_id);
+    expect(asked).toContain(sent.txHash);
+    expect(view.status).toBe('confirming');
+    expect(view.received_amount_native).toBe('0');
+    expect(view.deposits).toMatchObject([{ state: 'seen' }]);
+    expect(await eventsOf(p.payment_id)).toEqual([]);
+
+    stands = true;
+    await advance(1, rechecking);
+    view = await payment(p.payment_id);
+    expect(view.status).toBe('completed');
+    expect(view.received_amount_native).toBe('0.035');
+    expect((await eventsOf(p.payment_id)).map((event) => event.type)).toEqual(['payment.confirmed']);
+  });
+
   it('expires a payment with nothing seen precisely, also after a restart, and keeps late funds', async () => {
     const p = await createPayment('0.04', { expires_in: 60 });
     const expiresAt = Date.parse((await payment(p.payment_id)).expires_at);

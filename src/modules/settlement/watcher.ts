@@ -108,9 +108,8 @@ export function createWatcher(deps: WatcherDeps) {
     deps.logger?.info({ chain, isTest, block: head.number }, 'watcher starts at the current head');
   }
 
-  /** Deposits of `block`; already final when the block has its confirmations under `tip` (catch-up, 1 required). */
-  function depositRows(block: BlockRef, transfers: Transfer[], now: Date, tip: number): DepositRow[] {
-    const final = tip - block.number + 1 >= adapter.requiredConfirmations;
+  /** Deposits of `block`, all `seen`: the commit makes final those deep enough (catch-up), after their re-check. */
+  function depositRows(block: BlockRef, transfers: Transfer[], now: Date): DepositRow[] {
     const rows: DepositRow[] = [];
     for (const transfer of transfers) {
       const target = watched.get(adapter.addressKey(transfer.to));
@@ -128,11 +127,11 @@ export function createWatcher(deps: WatcherDeps) {
         blockNumber: block.number,
         blockHash: block.hash,
         blockTime: block.timestamp,
-        state: final ? 'final' : 'seen',
+        state: 'seen',
         simulated: adapter.simulated,
         forwardId: null,
         seenAt: now,
-        finalAt: final ? now : null,
+        finalAt: null,
         revertedAt: null,
       });
     }
@@ -143,6 +142,8 @@ export function createWatcher(deps: WatcherDeps) {
   async function commit(blocks: BlockRef[], rows: DepositRow[], now: Date) {
     const last = blocks.at(-1);
     if (last === undefined) throw new Error('commit without blocks');
+    const finalUpTo = last.number - adapter.requiredConfirmations + 1;
+    const withheld = await recheck(finalUpTo, rows);
     return db.transaction(async (tx) => {
       const touched = await repo.upsertDeposits(tx, rows);
       await repo.saveBlocks(tx, chain, isTest, blocks);
@@ -154,16 +155,34 @@ export function createWatcher(deps: WatcherDeps) {
         blockTime: last.timestamp,
         updatedAt: now,
       });
-      const finalized = await repo.finalizeDeposits(
-        tx,
-        chain,
-        isTest,
-        last.number - adapter.requiredConfirmations + 1,
-        now,
-      );
+      const finalized = await repo.finalizeDeposits(tx, chain, isTest, finalUpTo, now, withheld);
       const settled = await deps.payments.settle(tx, [...touched, ...finalized], now);
       return { deposits: touched.length, ...settled };
     });
+  }
+
+  /**
+   * The deposits about to become final whose transaction no longer stands where it was seen (the adapter re-reads
+   * each receipt): they are withheld from this round. A block that was replaced is then found by the parent-hash check
+   * when the next block arrives, which reverts them; a node that contradicts itself keeps them unfinal, and says so.
+   * Deposits found already deep while catching up (`fresh`) are re-checked the same way.
+   */
+  async function recheck(finalUpTo: number, fresh: DepositRow[]): Promise<string[]> {
+    if (adapter.recheck === undefined) return [];
+    const due = [
+      ...(await repo.depositsDueFinal(db, chain, isTest, finalUpTo)),
+      ...fresh.filter((row) => row.blockNumber <= finalUpTo),
+    ];
+    if (due.length === 0) return [];
+    const standing = await adapter.recheck(due);
+    const withheld = due.filter((deposit) => !standing.has(deposit.txHash));
+    for (const deposit of withheld) {
+      deps.logger?.warn(
+        { chain, isTest, txHash: deposit.txHash, block: deposit.blockNumber, blockHash: deposit.blockHash },
+        'deposit no longer where it was seen: not credited; waiting for the chain to settle',
+      );
+    }
+    return withheld.map((deposit) => deposit.id);
   }
 
   /** Walks back from the cursor to the newest block both we and the chain have; reverts everything above it. */
@@ -262,9 +281,8 @@ export function createWatcher(deps: WatcherDeps) {
         if (blocks.length === 0) break;
         const now = clock.now();
         const rows: DepositRow[] = [];
-        const tip = (blocks.at(-1) as BlockRef).number;
         for (const block of blocks) {
-          rows.push(...depositRows(block, await adapter.transfers(block, watchedKeys), now, tip));
+          rows.push(...depositRows(block, await adapter.transfers(block, watchedKeys), now));
         }
         const committed = await commit(blocks, rows, now);
         result.blocks += blocks.length;

@@ -136,6 +136,44 @@ describe('EVM adapter against anvil', () => {
     expect(await transfersOf(hash, [target])).toEqual([]);
   });
 
+  it('re-checks deposits before they are credited: a transaction reorganised away no longer stands', async () => {
+    const target = address(5);
+    const kept = await chain.sendEth(target, 1000n);
+    const keptAt = await chain.publicClient.waitForTransactionReceipt({ hash: kept, pollingInterval: 20 });
+    const dropped = await chain.sendEth(target, 2000n);
+    const droppedAt = await chain.publicClient.waitForTransactionReceipt({
+      hash: dropped,
+      pollingInterval: 20,
+    });
+    const seen = (receipt: typeof keptAt) => ({
+      txHash: receipt.transactionHash,
+      blockNumber: Number(receipt.blockNumber),
+      blockHash: receipt.blockHash,
+    });
+    const reconciled = {
+      txHash: keptAt.blockHash,
+      blockNumber: Number(keptAt.blockNumber),
+      blockHash: keptAt.blockHash,
+    };
+    expect(await adapter.recheck([seen(keptAt), seen(droppedAt), reconciled])).toEqual(
+      new Set([kept, dropped, keptAt.blockHash]),
+    );
+    // Seen in another block than the one it is in now: withheld.
+    expect(await adapter.recheck([{ ...seen(keptAt), blockHash: droppedAt.blockHash }])).toEqual(new Set());
+
+    // The block holding `dropped` is replaced by an empty one.
+    await anvil.rpc('anvil_reorg', [1, []]);
+    await anvil.rpc('anvil_dropAllTransactions', []);
+    const replaced = {
+      ...reconciled,
+      blockNumber: Number(droppedAt.blockNumber),
+      blockHash: droppedAt.blockHash,
+    };
+    expect(
+      await adapter.recheck([seen(keptAt), seen(droppedAt), { ...replaced, txHash: droppedAt.blockHash }]),
+    ).toEqual(new Set([kept]));
+  });
+
   it('finds the same internal transfer with Parity trace_block', async () => {
     const viaTrace = createEvmAdapter({
       settings: settings(anvil.url, { trace: 'trace' }),

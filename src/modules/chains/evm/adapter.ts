@@ -116,6 +116,8 @@ interface Bundle {
 }
 
 const hex = (n: number | bigint): Hex => `0x${n.toString(16)}`;
+/** Receipts re-read at once before crediting. */
+const RECHECK_BATCH = 50;
 const BLOCK_CACHE = 32;
 const RECONCILE_WARNING =
   'node has neither debug_traceBlockByHash nor trace_block: ether sent to deposit addresses by contracts (internal transfers) is found by balance reconciliation only';
@@ -605,6 +607,32 @@ export function createEvmAdapter(deps: EvmAdapterDeps): EvmAdapter {
         ...transfer,
         to: getAddress(transfer.to),
       }));
+    },
+
+    async recheck(deposits) {
+      const standing = new Set<string>();
+      const same = (a: string, b: string) => a.toLowerCase() === b.toLowerCase();
+      // A few at a time: viem batches concurrent calls into one JSON-RPC batch.
+      for (let start = 0; start < deposits.length; start += RECHECK_BATCH) {
+        await Promise.all(
+          deposits.slice(start, start + RECHECK_BATCH).map(async (deposit) => {
+            if (deposit.txHash === deposit.blockHash) {
+              // Found by balance reconciliation: no transaction of its own, its block is the evidence.
+              const block = await rpc.request<RpcBlock | null>('eth_getBlockByNumber', [
+                hex(deposit.blockNumber),
+                false,
+              ]);
+              if (block !== null && same(block.hash, deposit.blockHash)) standing.add(deposit.txHash);
+              return;
+            }
+            const found = await receipt(deposit.txHash);
+            if (found !== null && found.status === '0x1' && same(found.blockHash, deposit.blockHash)) {
+              standing.add(deposit.txHash);
+            }
+          }),
+        );
+      }
+      return standing;
     },
 
     addressKey: (address) => address.toLowerCase(),
