@@ -9,6 +9,7 @@ import type {
   ChainAdapter,
   ForwardIntent,
   ForwardStatus,
+  SeenDeposit,
   Transfer,
 } from '../adapter.ts';
 import { type AddressDeriver, MAX_DERIVATION_INDEX } from '../derivation.ts';
@@ -61,6 +62,8 @@ export interface EvmAdapter extends ChainAdapter {
   readonly simulated: false;
   /** Checks the node's chain id and what it can trace; call once before scanning. */
   start(): Promise<void>;
+  /** Always present on a real chain (see ChainAdapter). */
+  recheck(deposits: readonly SeenDeposit[]): Promise<ReadonlySet<string>>;
   /** Null when the node answers and keeps up; else what is wrong, for /readyz. */
   readiness(): Promise<string | null>;
   /** The node's `finalized` block number (null where the node has none). */
