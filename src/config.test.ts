@@ -77,8 +77,10 @@ describe('loadConfig defaults', () => {
       SVC_PUBLIC_URL: 'https://pay.example.com/',
       SVC_RATE_LIMIT_PER_KEY: '0',
       SVC_TRUST_PROXY: 'yes',
+      SVC_WEBHOOK_TRUSTED_NETWORKS: '192.168.7.0/24, 127.0.0.1',
     });
     expect(config).toMatchObject({
+      webhookTrustedNetworks: ['192.168.7.0/24', '127.0.0.1/32'],
       port: 9090,
       host: '0.0.0.0',
       logLevel: 'info',
@@ -109,6 +111,7 @@ describe('loadConfig refuses bad values, naming the variable', () => {
     ['SVC_TRUST_PROXY', 'maybe'],
     ['SVC_AUTH_CACHE_TTL_MS', '600000'],
     ['SVC_WEBHOOK_TIMEOUT_MS', 'soon'],
+    ['SVC_WEBHOOK_TRUSTED_NETWORKS', '10.0.0.0/8,shop.lan'],
   ])('%s=%s', (variable, value) => {
     const found = problems({ ...serverEnv, [variable]: value });
     expect(found.some((problem) => problem.startsWith(`${variable}:`))).toBe(true);

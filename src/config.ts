@@ -9,6 +9,7 @@ import { type EvmSettings, parseEvmChainSettings } from './modules/chains/evm/se
 import type { ChainId } from './modules/chains/registry.ts';
 import { parseConfirmations } from './modules/chains/settings.ts';
 import { parseSourceList, parseTestRates, type RatesConfig } from './modules/rates/settings.ts';
+import { parseNetworkList } from './modules/webhooks/networks.ts';
 
 /**
  * The whole environment of the program, checked once at boot. A bad value stops the program with a message naming
@@ -125,6 +126,21 @@ export const envSchema = z.object({
     }),
   /** Lets TEST-mode webhook endpoints target loopback; default true on the embedded database, else false. */
   SVC_ALLOW_PRIVATE_WEBHOOK_TARGETS: booleanFromEnv.optional(),
+  /**
+   * Networks the operator trusts as webhook targets in both modes (`10.0.5.0/24,127.0.0.1`): a shop on the same
+   * host or LAN as a self-hosted svc. Addresses in them pass the SSRF guard; live endpoints still need https.
+   */
+  SVC_WEBHOOK_TRUSTED_NETWORKS: z
+    .string()
+    .optional()
+    .transform((value, context) => {
+      try {
+        return parseNetworkList(value);
+      } catch (error) {
+        context.addIssue({ code: 'custom', message: error instanceof Error ? error.message : String(error) });
+        return z.NEVER;
+      }
+    }),
   /** Deliveries one worker process sends at once. */
   SVC_WEBHOOK_CONCURRENCY: positiveInt.max(10_000).default(100),
   /** Deliveries one worker process sends at once to any single endpoint. */
@@ -178,6 +194,8 @@ export interface Config {
   webhookRetryScheduleMs: number[];
   /** Whether TEST-mode endpoints may target loopback addresses (never live ones, never other private ranges). */
   allowPrivateWebhookTargets: boolean;
+  /** CIDR ranges webhook endpoints of either mode may reach whatever their kind (SVC_WEBHOOK_TRUSTED_NETWORKS). */
+  webhookTrustedNetworks: string[];
   webhookConcurrency: number;
   webhookEndpointConcurrency: number;
   /** EVM chains with nodes (live, and test mode on real test networks), with the node-access limits. */
@@ -343,6 +361,7 @@ export function loadConfig(rawEnv: Record<string, string | undefined> = process.
     webhookTimeoutMs: values.SVC_WEBHOOK_TIMEOUT_MS,
     webhookRetryScheduleMs: values.SVC_WEBHOOK_RETRY_SCHEDULE,
     allowPrivateWebhookTargets: values.SVC_ALLOW_PRIVATE_WEBHOOK_TARGETS ?? values.DATABASE_URL === undefined,
+    webhookTrustedNetworks: values.SVC_WEBHOOK_TRUSTED_NETWORKS,
     webhookConcurrency: values.SVC_WEBHOOK_CONCURRENCY,
     webhookEndpointConcurrency: values.SVC_WEBHOOK_ENDPOINT_CONCURRENCY,
     evm: {

@@ -53,7 +53,10 @@ export function buildServices({ config, database, clock, checkWebhookUrl, rates,
     masterKey: config.masterKey,
     checkUrl:
       checkWebhookUrl ??
-      createSsrfGuard({ allowLoopbackForTest: config.allowPrivateWebhookTargets }).checkUrl,
+      createSsrfGuard({
+        allowLoopbackForTest: config.allowPrivateWebhookTargets,
+        trustedNetworks: config.webhookTrustedNetworks,
+      }).checkUrl,
   });
   const events = createEventsService({ db, repo: eventsRepo, clock, endpoints: webhookEndpoints });
   const settings = createSettingsService({ db, repo: createSettingsRepo(db), clock });

@@ -476,6 +476,7 @@ export function createConfiguredDeliveryWorker(deps: {
   const { config } = deps;
   const guard = createSsrfGuard({
     allowLoopbackForTest: config.allowPrivateWebhookTargets,
+    trustedNetworks: config.webhookTrustedNetworks,
     ...(deps.resolver === undefined ? {} : { resolver: deps.resolver }),
   });
   return createDeliveryWorker({

@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AppError } from '../../lib/errors.ts';
 import { createWebhookSender } from './delivery.ts';
+import { parseNetworkList } from './networks.ts';
 import { classifyAddress, createSsrfGuard, type Resolver } from './ssrf.ts';
 
 /** A resolver from a fixed table, so names can point anywhere without DNS. */
@@ -111,6 +112,55 @@ describe('SSRF guard at registration', () => {
       'http://mixed.example/',
     ]) {
       await refused(developer.checkUrl(new URL(raw), true));
+    }
+  });
+
+  it("reaches the operator's trusted networks in both modes, and nothing else private", async () => {
+    const operator = createSsrfGuard({
+      allowLoopbackForTest: false,
+      trustedNetworks: parseNetworkList('10.0.0.0/24, 127.0.0.1'),
+      resolver: table({
+        'shop.lan': ['10.0.0.7'],
+        'other.lan': ['10.0.1.7'],
+        'half.example': ['10.0.0.7', '10.9.9.9'],
+      }),
+    });
+    for (const isTest of [false, true]) {
+      for (const raw of [
+        'https://10.0.0.7/',
+        'https://127.0.0.1:8443/',
+        'https://localhost/',
+        'https://shop.lan/',
+      ]) {
+        await expect(operator.checkUrl(new URL(raw), isTest), raw).resolves.toBeUndefined();
+      }
+      for (const raw of [
+        'https://10.0.1.1/',
+        'https://127.0.0.2/',
+        'https://[::1]/',
+        'https://[::ffff:10.0.0.7]/',
+        'https://other.lan/',
+        'https://half.example/',
+        'https://169.254.169.254/',
+      ]) {
+        await refused(operator.checkUrl(new URL(raw), isTest));
+      }
+    }
+    await expect(strict.checkUrl(new URL('https://10.0.0.7/'), false)).rejects.toThrow(
+      /SVC_WEBHOOK_TRUSTED_NETWORKS/,
+    );
+  });
+
+  it('parses network lists and names a bad entry', () => {
+    expect(parseNetworkList(undefined)).toEqual([]);
+    expect(parseNetworkList(' 10.0.5.0/24 ,127.0.0.1, fd00::/8,::1')).toEqual([
+      '10.0.5.0/24',
+      '127.0.0.1/32',
+      'fd00::/8',
+      '::1/128',
+    ]);
+    for (const bad of ['10.0.0.0/33', 'shop.lan', '10.0.0.0/', '10.0.0.0/8/1', 'fd00::/129', '10.0.0.0/x']) {
+      expect(() => parseNetworkList(bad), bad).toThrow(/is not a network/);
     }
   });
 

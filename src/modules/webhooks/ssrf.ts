@@ -1,6 +1,7 @@
 import { lookup as dnsLookup } from 'node:dns/promises';
 import { BlockList, isIP, type LookupFunction } from 'node:net';
 import { AppError } from '../../lib/errors.ts';
+import { networkMatcher } from './networks.ts';
 import type { EndpointUrlCheck } from './service.ts';
 
 /**
@@ -121,6 +122,8 @@ const internalNames = /(^|\.)(local|localdomain|internal|intranet|home\.arpa|lan
 export interface SsrfGuardOptions {
   /** Let TEST-mode endpoints reach loopback addresses (`SVC_ALLOW_PRIVATE_WEBHOOK_TARGETS`). */
   allowLoopbackForTest: boolean;
+  /** Networks the operator trusts, reachable in both modes (`SVC_WEBHOOK_TRUSTED_NETWORKS`, canonical CIDRs). */
+  trustedNetworks?: readonly string[];
   resolver?: Resolver;
   /** How long registration waits for DNS; a name that does not resolve in time is checked again at delivery. */
   registrationResolveTimeoutMs?: number;
@@ -136,26 +139,30 @@ export function hostOf(url: URL): string {
 
 export function createSsrfGuard({
   allowLoopbackForTest,
+  trustedNetworks = [],
   resolver = systemResolver,
   registrationResolveTimeoutMs = 3000,
 }: SsrfGuardOptions) {
+  const trusted = networkMatcher(trustedNetworks);
+
   function refusal(address: string, isTest: boolean): string | null {
     const kind = classifyAddress(address);
     if (kind === 'public') return null;
     if (kind === 'loopback' && isTest && allowLoopbackForTest) return null;
+    // Checked after the kind: an IPv4-mapped or translated form of a trusted address is still refused.
+    if (kind !== 'ipv4-mapped' && kind !== 'ipv4-translated' && trusted(address)) return null;
     const hint =
-      kind === 'loopback'
-        ? isTest
-          ? ' (loopback is allowed for test endpoints only when SVC_ALLOW_PRIVATE_WEBHOOK_TARGETS=true)'
-          : ' (live endpoints must be public)'
-        : '';
+      kind === 'loopback' && isTest
+        ? ' (loopback is allowed for test endpoints only when SVC_ALLOW_PRIVATE_WEBHOOK_TARGETS=true)'
+        : ` (${isTest ? '' : 'live '}endpoints must be public unless the operator lists the network in SVC_WEBHOOK_TRUSTED_NETWORKS)`;
     return `${address} is a ${kind} address${hint}`;
   }
 
   /** Refuses names that can only be internal; returns null when the name must be resolved to decide. */
   function nameRefusal(host: string, isTest: boolean): string | null {
     if (loopbackNames.test(host)) return refusal('127.0.0.1', isTest) === null ? null : `${host} is loopback`;
-    if (internalNames.test(host)) return `${host} is an internal name`;
+    // With trusted networks, an internal name (shop.lan) is resolved: every address it has must be trusted.
+    if (internalNames.test(host) && trustedNetworks.length === 0) return `${host} is an internal name`;
     return null;
   }
 
