@@ -1,18 +1,22 @@
 import { fileURLToPath } from 'node:url';
-import { startChild } from '../lib/child.ts';
+import { type Child, startChild } from '../lib/child.ts';
 import { benchDatabases } from '../lib/databases.ts';
 import { type LoadOptions, type LoadResult, mergeLoads, runLoad } from '../lib/load.ts';
 import { defineScenario, type Measurement, measurement } from '../lib/scenario.ts';
 import { round } from '../lib/stats.ts';
 import type { PaymentsReady } from '../servers/payments.ts';
+import type { PaymentsBareReady } from '../servers/payments-bare.ts';
 
 const server = fileURLToPath(new URL('../servers/payments.ts', import.meta.url));
+const bareServer = fileURLToPath(new URL('../servers/payments-bare.ts', import.meta.url));
 
 /**
  * POST /v1/payments and the public GET /v1/payments/checkout/{id} under 100 connections on PostgreSQL, each beside
- * a bare Fastify route doing one INSERT (resp. one primary-key SELECT) on the same database in the same run.
- * Order A-B-B-A per pair so drift in the machine's load falls on both alike. PGlite is skipped: the goal is about
- * a server database under concurrency, which the single-connection embedded engine does not have.
+ * a bare Fastify route doing one INSERT (resp. one primary-key SELECT) on the same database in the same run. The
+ * real app and the bare routes run in two processes (each with a pool of the same size), so a CPU profile of one
+ * (BENCH_PROFILE=<dir>) is not mixed with the other; only the one under load is busy. Order A-B-B-A per pair so
+ * drift in the machine's load falls on both alike. PGlite is skipped: the goal is about a server database under
+ * concurrency, which the single-connection embedded engine does not have.
  */
 export default defineScenario({
   name: 'payments',
@@ -27,12 +31,23 @@ export default defineScenario({
         await database.dispose();
         continue;
       }
-      log('payments [postgres]: starting the server');
-      const child = await startChild<PaymentsReady>(server, {
-        env: { BENCH_DATABASE_URL_TARGET: database.url },
-      });
+      log('payments [postgres]: starting the servers');
+      let child: Child<PaymentsReady> | undefined;
+      let bareChild: Child<PaymentsBareReady> | undefined;
       try {
-        const { ours, bare } = child.ready;
+        child = await startChild<PaymentsReady>(server, {
+          env: { BENCH_DATABASE_URL_TARGET: database.url },
+        });
+        bareChild = await startChild<PaymentsBareReady>(bareServer, {
+          env: { BENCH_DATABASE_URL_TARGET: database.url, BENCH_POOL_SIZE: String(child.ready.poolSize) },
+        });
+        const { ours } = child.ready;
+        const bare = {
+          insertUrl: bareChild.ready.insertUrl,
+          selectUrl: `${bareChild.ready.selectBase}/${child.ready.paymentId}`,
+          body: ours.body,
+        };
+        const processes = { ours: child, bare: bareChild };
         const pairs: Array<{ label: string; ours: LoadOptions; bare: LoadOptions; goal: number }> = [
           {
             label: 'POST /v1/payments',
@@ -66,9 +81,13 @@ export default defineScenario({
           await runLoad({ ...pair.bare, duration: 1 });
           await runLoad({ ...pair.ours, duration: 1 });
           const runs: Record<'ours' | 'bare', LoadResult[]> = { ours: [], bare: [] };
+          // Server CPU per request (µs): where the time goes when the ratio alone does not say.
+          const cpu = { ours: 0, bare: 0 };
           for (const which of ['bare', 'ours', 'ours', 'bare'] as const) {
             log(`payments [postgres]: ${pair.label}: ${which}, ${duration} s x ${connections} connections`);
+            const before = await processes[which].cpuMicros();
             runs[which].push(await runLoad(pair[which]));
+            cpu[which] += (await processes[which].cpuMicros()) - before;
           }
           const o = mergeLoads(runs.ours);
           const b = mergeLoads(runs.bare);
@@ -85,7 +104,16 @@ export default defineScenario({
               baseline: round(b.requestsPerSecond, 0),
               better: 'higher',
               goal: { atLeast: pair.goal },
-              details: { connections, duration_s_per_run: duration, ours: o, bare: b },
+              details: {
+                connections,
+                duration_s_per_run: duration,
+                server_cpu_us_per_request: {
+                  ours: round(cpu.ours / o.total, 0),
+                  bare: round(cpu.bare / b.total, 0),
+                },
+                ours: o,
+                bare: b,
+              },
             }),
             measurement({
               name: `${pair.label} [postgres] p99 latency`,
@@ -101,7 +129,8 @@ export default defineScenario({
           );
         }
       } finally {
-        await child.stop();
+        await bareChild?.stop();
+        await child?.stop();
         await database.dispose();
       }
     }

@@ -1,29 +1,29 @@
 /**
  * Child process of the `payments` scenario: the real app (buildApp + buildServices, real x-api-key auth, validation,
- * pricing, HD address derivation, the payment transaction) beside a bare Fastify app with two routes on the same
- * database handle: one INSERT (the baseline of POST /v1/payments) and one primary-key SELECT of a payment (the
- * baseline of the public checkout read). Each app has its own port; the parent loads them one after the other.
+ * pricing, HD address derivation, the payment insert). The bare baselines run in another process
+ * (payments-bare.ts) on the same database, so that a CPU profile of this one (BENCH_PROFILE) shows our app alone.
  */
 import { randomBytes } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { generateMnemonic } from '@scure/bip39';
 import { wordlist } from '@scure/bip39/wordlists/english.js';
-import Fastify from 'fastify';
 import { destination } from 'pino';
 import { buildApp } from '../../../src/app.ts';
 import { loadConfig } from '../../../src/config.ts';
 import { openDatabase } from '../../../src/db/client.ts';
 import { migrateDatabase } from '../../../src/db/migrate.ts';
 import { systemClock } from '../../../src/lib/clock.ts';
-import { uuidv7 } from '../../../src/lib/ids.ts';
 import { createLogger } from '../../../src/logger.ts';
 import { buildServices } from '../../../src/services.ts';
 import { apiCaller, benchMerchant, exitWithParent } from '../lib/bench-app.ts';
-import { reportError, reportReady } from '../lib/child.ts';
+import { reportError, reportReady, serveCpuUsage } from '../lib/child.ts';
 
 export interface PaymentsReady {
   ours: { createUrl: string; checkoutUrl: string; headers: Record<string, string>; body: string };
-  bare: { insertUrl: string; selectUrl: string; body: string };
+  /** A payment for the checkout read (ours and the bare SELECT read the same row). */
+  paymentId: string;
+  /** The real app's pool size, which the bare baseline's pool copies. */
+  poolSize: number;
 }
 
 async function main(): Promise<void> {
@@ -67,30 +67,8 @@ async function main(): Promise<void> {
     payment_id: string;
   };
 
-  // The baselines: no auth, no validation, no logging; the driver's own query, one statement each.
-  const pool = database.pool!;
-  await pool.query(
-    'create table if not exists bench_bare_inserts (id uuid primary key, amount text not null, currency text not null, chain text not null, created_at timestamptz not null)',
-  );
-  const bare = Fastify({ logger: false });
-  bare.post<{ Body: { amount: string; currency: string; chain: string } }>(
-    '/bare/insert',
-    async (request, reply) => {
-      const { rows } = await pool.query(
-        'insert into bench_bare_inserts (id, amount, currency, chain, created_at) values ($1, $2, $3, $4, now()) returning *',
-        [uuidv7(), request.body.amount, request.body.currency, request.body.chain],
-      );
-      return reply.status(201).send(rows[0]);
-    },
-  );
-  bare.get<{ Params: { id: string } }>('/bare/payments/:id', async (request, reply) => {
-    const { rows } = await pool.query('select * from payments where id = $1', [request.params.id]);
-    if (rows.length === 0) return reply.status(404).send({ error: 'not found' });
-    return rows[0];
-  });
-  const bareBase = await bare.listen({ host: '127.0.0.1', port: 0 });
-
-  exitWithParent([() => bare.close(), () => app.close(), () => database.close()]);
+  serveCpuUsage();
+  exitWithParent([() => app.close(), () => database.close()]);
 
   reportReady<PaymentsReady>({
     ours: {
@@ -99,11 +77,8 @@ async function main(): Promise<void> {
       headers,
       body: paymentBody,
     },
-    bare: {
-      insertUrl: `${bareBase}/bare/insert`,
-      selectUrl: `${bareBase}/bare/payments/${sample.payment_id}`,
-      body: paymentBody,
-    },
+    paymentId: sample.payment_id,
+    poolSize: config.databasePoolSize,
   });
 }
 
