@@ -11,15 +11,17 @@ import { type Anvil, startAnvil } from './support/anvil.ts';
 import { type EvmTestChain, setUpEvmChain } from './support/evm.ts';
 import { strongPassword, testMnemonic, uniqueEmail } from './support/harness.ts';
 import { startTcpProxy, type TcpProxy } from './support/tcp-proxy.ts';
+import { selfSignedCertificate } from './support/tls.ts';
 import { createIsolatedDatabase, type Receiver, startReceiver, waitFor } from './support/webhooks.ts';
 
 /**
  * Live payments on an EVM chain, end to end: the real program (`svc serve`, spawned) with a live mnemonic and
  * SVC_CHAIN_ETHEREUM_RPC_URL pointing at anvil (through a TCP proxy the test can take down), a payout wallet per
  * merchant, and a payer moving real (local) ether and tokens. Checked: statuses through the API, deposits, the sweep
- * on chain (payout balances), events. Live endpoints may not target loopback (SSRF rule), so deliveries to a local
- * receiver are checked in test mode on the same node (SVC_TEST_CHAIN_ETHEREUM_RPC_URL: a real test network instead
- * of the simulator), which runs the same adapter and watcher.
+ * on chain (payout balances), and every event of each payment delivered, signed, to the merchant's live endpoint: an
+ * HTTPS receiver on loopback with a throwaway certificate the program trusts (NODE_EXTRA_CA_CERTS), reachable because
+ * the operator lists 127.0.0.1 in SVC_WEBHOOK_TRUSTED_NETWORKS. Test mode runs on the same node too
+ * (SVC_TEST_CHAIN_ETHEREUM_RPC_URL: a real test network instead of the simulator), same adapter and watcher.
  */
 
 const LIVE_MNEMONIC = 'legal winner thank year wave sausage worth useful legal winner thank yellow';
@@ -44,6 +46,8 @@ interface Merchant {
   liveKey: string;
   testKey: string;
   payout: Hex;
+  /** The signing secret of the merchant's live endpoint (on `liveReceiver`). */
+  liveSecret: string;
 }
 
 function freePort(): Promise<number> {
@@ -76,6 +80,7 @@ describe('live EVM payments through the running program against anvil', { timeou
   let base = '';
   let output = '';
   let receiver: Receiver;
+  let liveReceiver: Receiver;
   let drop: () => Promise<void> = async () => {};
   const liveDeriver = createAddressDeriver({ testMnemonic, liveMnemonic: LIVE_MNEMONIC });
   /** Created first, so that its 60-second window runs out while the other cases run. */
@@ -114,6 +119,8 @@ describe('live EVM payments through the running program against anvil', { timeou
     }
     proxy = await startTcpProxy(anvil.port);
     receiver = await startReceiver();
+    const tls = selfSignedCertificate();
+    liveReceiver = await startReceiver(undefined, tls);
     const isolated = await createIsolatedDatabase();
     drop = isolated.drop;
     const port = await freePort();
@@ -143,6 +150,8 @@ describe('live EVM payments through the running program against anvil', { timeou
         SVC_EVM_RPC_RETRIES: '1',
         SVC_EVM_MAX_HEAD_AGE_SECONDS: '0',
         SVC_ALLOW_PRIVATE_WEBHOOK_TARGETS: 'true',
+        SVC_WEBHOOK_TRUSTED_NETWORKS: '127.0.0.1',
+        NODE_EXTRA_CA_CERTS: tls.certPath,
         SVC_WEBHOOK_RETRY_SCHEDULE: '200ms,200ms,200ms,200ms',
         SVC_RATE_LIMIT_PER_KEY: '0',
         SVC_RATE_LIMIT_PER_IP: '0',
@@ -184,6 +193,7 @@ describe('live EVM payments through the running program against anvil', { timeou
       }
     }
     await receiver?.close();
+    await liveReceiver?.close();
     await proxy?.close();
     await anvil?.stop();
     await drop();
@@ -213,7 +223,21 @@ describe('live EVM payments through the running program against anvil', { timeou
     const payout = randomAddress();
     await api('PUT', '/settings/payout-wallets', pair.live.full_key, { ethereum: payout });
     await api('PUT', '/settings/payout-wallets', pair.test.full_key, { ethereum: payout });
-    return { liveKey: pair.live.full_key, testKey: pair.test.full_key, payout };
+    const endpoint = await api<{ signing_secret: string; is_test: boolean }>(
+      'POST',
+      '/webhooks',
+      pair.live.full_key,
+      {
+        url: liveReceiver.url,
+      },
+    );
+    expect(endpoint.is_test).toBe(false);
+    return {
+      liveKey: pair.live.full_key,
+      testKey: pair.test.full_key,
+      payout,
+      liveSecret: endpoint.signing_secret,
+    };
   }
 
   const create = (key: string, body: Record<string, unknown>) =>
@@ -244,7 +268,31 @@ describe('live EVM payments through the running program against anvil', { timeou
 
   const eventTypes = (p: Payment) => p.events.map((e) => e.type);
 
-  /** The forward is final and the payout holds exactly what was received less the fee charged to the payment. */
+  /** Every event of the payment reaches the live endpoint, signed with its secret, in live mode. */
+  async function expectDelivered(m: Merchant, p: Payment) {
+    const types = eventTypes(p);
+    const mine = await waitFor(
+      `${types.join(', ')} delivered to the live endpoint (payment ${p.payment_id})`,
+      () => {
+        const found = liveReceiver.requests
+          .map((r) => ({ r, body: JSON.parse(r.body.toString('utf8')) as Record<string, unknown> }))
+          .filter(({ body }) => body.payment_id === p.payment_id);
+        const delivered = new Set(found.map(({ body }) => body.event));
+        return types.every((type) => delivered.has(type)) ? found : undefined;
+      },
+      30_000,
+    );
+    for (const { r, body } of mine) {
+      const expected = `sha256=${createHmac('sha256', m.liveSecret).update(r.body).digest('hex')}`;
+      expect(r.headers['x-service-signature']).toBe(expected);
+      expect(body).toMatchObject({ is_test: false, chain: 'ethereum' });
+    }
+  }
+
+  /**
+   * The forward is final, the payout holds exactly what was received less the fee charged to the payment, and the
+   * merchant's live endpoint received every event of the payment (payment.completed among them).
+   */
   async function expectSwept(m: Merchant, p: Payment, asset: 'ETH' | 'USDC', alreadyAtPayout = 0n) {
     const done = await until(m.liveKey, p.payment_id, 'forwarded', (x) => x.forwarded_at !== null, 60_000);
     expect(done.forward_tx_hash).toMatch(/^0x[0-9a-f]{64}$/);
@@ -259,6 +307,7 @@ describe('live EVM payments through the running program against anvil', { timeou
       expect(await chain.tokenBalance(m.payout)).toBe(alreadyAtPayout + received);
       expect(await chain.tokenBalance(done.address)).toBe(0n);
     }
+    await expectDelivered(m, done);
     return done;
   }
 

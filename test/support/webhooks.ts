@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
+import { createServer as createTlsServer } from 'node:https';
 import type { AddressInfo, Socket } from 'node:net';
 import pg from 'pg';
 import { type Database, fromPool } from '../../src/db/client.ts';
@@ -31,9 +32,13 @@ export interface Receiver {
   close(): Promise<void>;
 }
 
-/** A real HTTP server on 127.0.0.1, port 0, answering each request as `respond` says (200 by default). */
+/**
+ * A real HTTP server on 127.0.0.1, port 0, answering each request as `respond` says (200 by default); HTTPS with
+ * `tls` (a key and certificate, see `selfSignedCertificate`).
+ */
 export async function startReceiver(
   respond: (request: ReceivedRequest, index: number) => ReceiverAction = () => ({ status: 200 }),
+  tls?: { key: string; cert: string },
 ): Promise<Receiver> {
   const requests: ReceivedRequest[] = [];
   const sockets = new Set<Socket>();
@@ -41,7 +46,7 @@ export async function startReceiver(
   let connections = 0;
   let open = 0;
   let maxOpen = 0;
-  const server = createServer((req: IncomingMessage, res: ServerResponse) => {
+  const handle = (req: IncomingMessage, res: ServerResponse) => {
     open += 1;
     maxOpen = Math.max(maxOpen, open);
     res.on('close', () => {
@@ -75,8 +80,9 @@ export async function startReceiver(
       if (action.delayMs === undefined) send();
       else setTimeout(send, action.delayMs);
     });
-  });
-  server.on('connection', (socket: Socket) => {
+  };
+  const server = tls === undefined ? createServer(handle) : createTlsServer(tls, handle);
+  server.on(tls === undefined ? 'connection' : 'secureConnection', (socket: Socket) => {
     connections += 1;
     sockets.add(socket);
     socket.on('close', () => sockets.delete(socket));
@@ -84,7 +90,7 @@ export async function startReceiver(
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   return {
-    url: `http://127.0.0.1:${port}/hooks`,
+    url: `${tls === undefined ? 'http' : 'https'}://127.0.0.1:${port}/hooks`,
     port,
     requests,
     get connections() {
