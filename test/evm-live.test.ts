@@ -426,6 +426,14 @@ describe('live EVM payments through the running program against anvil', { timeou
       is_test: true,
     });
     const p = await create(m.testKey, { amount: '0.01', currency: 'ETH' });
+    // The simulator is not what test mode watches on this chain now: a simulated deposit is refused, clearly.
+    const simulated = await fetch(`${base}/v1/payments/${p.payment_id}/simulate`, {
+      method: 'POST',
+      headers: { 'x-api-key': m.testKey, 'content-type': 'application/json' },
+      body: JSON.stringify({ outcome: 'paid' }),
+    });
+    expect(simulated.status).toBe(400);
+    expect(((await simulated.json()) as { error: { code: string } }).error.code).toBe('chain_unavailable');
     await chain.sendEth(p.address, units(p.expected_amount_native, 18));
     const bodies = await waitFor(
       'payment.confirmed and payment.completed delivered',

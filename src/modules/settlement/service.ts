@@ -73,6 +73,15 @@ export function createSettlementService({ db, clock, payments, adapters }: Settl
       return null;
     }
 
+    if (adapters.get(row.chain, true)?.simulated === false) {
+      // The simulator's blocks are not watched on this chain: a simulated deposit would never be seen.
+      throw new AppError(
+        'chain_unavailable',
+        `Test payments on ${row.chain} run on a real test network here: pay with a real transfer on that ` +
+          'network (only the expired outcome can be simulated).',
+        { param: 'outcome' },
+      );
+    }
     let amount: bigint;
     if (input.amount_native !== undefined) {
       try {
