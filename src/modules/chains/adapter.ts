@@ -47,6 +47,11 @@ export interface BuiltForward {
   amount: bigint;
   /** Base units of the chain's native coin paid as the network fee. */
   fee: bigint;
+  /**
+   * Input addresses the transaction does not sweep (worth less than their fee, or holding nothing): their deposits
+   * stay unswept, never reported as forwarded.
+   */
+  left?: string[];
 }
 
 /** Where a deposit was seen: checked again just before it is credited. */

@@ -64,7 +64,7 @@ export function createForwarder(deps: ForwarderDeps) {
   const { chain, isTest } = adapter;
   const batchSize = deps.batchSize ?? 50;
   const warned = new Set<string>();
-  /** Batches found too small to pay their fee, by their deposits: not rebuilt (an RPC round for a node) for a while. */
+  /** Deposits found too small to pay their fee: left out of batches (an RPC round for a node each) for a while. */
   const dust = new Map<string, number>();
 
   async function plan(): Promise<number> {
@@ -120,8 +120,11 @@ export function createForwarder(deps: ForwarderDeps) {
     merchantId: string,
     asset: string,
     to: string | null,
-    items: Array<{ deposit: DepositRow; payment: PaymentRow }>,
+    candidates: Array<{ deposit: DepositRow; payment: PaymentRow }>,
   ): Promise<boolean> {
+    const nowMs = Date.now();
+    let items = candidates.filter((item) => (dust.get(item.deposit.id) ?? 0) <= nowMs);
+    if (items.length === 0) return false;
     const inputs = new Map<string, ForwardIntent['inputs'][number]>();
     for (const { deposit, payment } of items) {
       const input = inputs.get(deposit.address) ?? {
@@ -132,20 +135,19 @@ export function createForwarder(deps: ForwarderDeps) {
       input.amount += BigInt(deposit.amount);
       inputs.set(deposit.address, input);
     }
-    const dustKey = items
-      .map((item) => item.deposit.id)
-      .sort()
-      .join(',');
-    if ((dust.get(dustKey) ?? 0) > Date.now()) return false;
     const id = newId('fwd');
     const built = await adapter.buildForward({ id, asset, inputs: [...inputs.values()], to });
-    if (built.amount <= 0n) {
-      deps.logger?.info(
-        { chain, merchantId, asset },
-        'deposits too small to pay the forwarding fee; left in place',
+    const leftAddresses = new Set(built.amount <= 0n ? inputs.keys() : (built.left ?? []));
+    if (leftAddresses.size > 0) {
+      const left = items.filter((item) => leftAddresses.has(item.deposit.address));
+      deps.logger?.warn(
+        { chain, merchantId, asset, payments: [...new Set(left.map((item) => item.payment.id))] },
+        'deposits too small to pay their forwarding fee; left in place (dust)',
       );
-      dust.set(dustKey, Date.now() + DUST_RETRY_MS);
-      return false;
+      for (const item of left) dust.set(item.deposit.id, nowMs + DUST_RETRY_MS);
+      // Only what the transaction moves is tied to it: the rest is never reported as forwarded.
+      items = items.filter((item) => !leftAddresses.has(item.deposit.address));
+      if (built.amount <= 0n || items.length === 0) return false;
     }
     const now = clock.now();
     const depositIds = items.map((item) => item.deposit.id);

@@ -452,6 +452,52 @@ describe('watcher on the simulated chain', () => {
     );
   });
 
+  it('a deposit worth less than its fee is left out of the batch: never reported as forwarded', async () => {
+    const a = await createPayment('0.051');
+    const tiny = await createPayment('0.000001');
+    await sim.sendDeposit({ to: a.address, asset: 'ETH', amount: wei('0.051') });
+    await sim.sendDeposit({ to: tiny.address, asset: 'ETH', amount: wei('0.000001') });
+    await advance(CONFIRMATIONS);
+    expect((await payment(tiny.payment_id)).status).toBe('completed');
+    // The chain prices the tiny input above its worth (a real node's adapter leaves such inputs and says so).
+    const built: string[][] = [];
+    const forwarder = createForwarder({
+      db: t.database.db,
+      clock,
+      adapter: {
+        ...sim,
+        async buildForward(intent) {
+          built.push(intent.inputs.map((input) => input.address));
+          const kept = intent.inputs.filter((input) => input.address !== tiny.address);
+          const left = intent.inputs.filter((input) => input.address === tiny.address).map((i) => i.address);
+          if (kept.length === 0) return { txHash: '', rawTx: '', amount: 0n, fee: 0n, left };
+          return { ...(await sim.buildForward({ ...intent, inputs: kept })), left };
+        },
+      },
+      payments: t.services.payments,
+      settings: t.services.settings,
+    });
+    await forwarder.run();
+    await advance(CONFIRMATIONS);
+    await forwarder.run();
+    const swept = await payment(a.payment_id);
+    expect(swept.forwarded_at).not.toBeNull();
+    expect(toBaseUnits(swept.forward_fee_native, 18)).toBe(21_000_000_000_000n); // the whole fee: it moved alone
+    const left = await payment(tiny.payment_id);
+    expect(left.forwarded_at).toBeNull();
+    expect(left.forward_tx_hash).toBeNull();
+    expect((await eventsOf(tiny.payment_id)).map((event) => event.type)).toEqual(['payment.confirmed']);
+    const [deposit] = await queryRows<{ forward_id: string | null }>(
+      t.database.db,
+      sql`select forward_id from deposits where payment_id = ${tiny.payment_id}`,
+    );
+    expect(deposit?.forward_id).toBeNull();
+    // Left alone for a while: not priced again on the next rounds.
+    const rounds = built.length;
+    await forwarder.run();
+    expect(built.length).toBe(rounds);
+  });
+
   it('does not forward an open (underpaid) payment until its window ends', async () => {
     const p = await createPayment('1', { expires_in: 60 });
     await sim.sendDeposit({ to: p.address, asset: 'ETH', amount: wei('0.5') });

@@ -368,8 +368,24 @@ describe('EVM adapter against anvil', () => {
       to: '0x000000000000000000000000000000000000dEaD',
     });
     expect(built.amount).toBe(0n);
+    expect(built.left).toEqual([from]);
     expect(await chain.ethBalance(from)).toBe(1000n);
     expect(adapter.dust().some((d) => d.address === from && d.amount === 1000n)).toBe(true);
+
+    // Beside an input worth sweeping: the transaction moves that one and names the other as left.
+    const rich = address(13);
+    await chain.sendEth(rich, 10n ** 16n);
+    const mixed = await adapter.buildForward({
+      id: 'fwd_dust_mixed',
+      asset: 'ETH',
+      inputs: [
+        { address: from, derivationIndex: 12, amount: 1000n },
+        { address: rich, derivationIndex: 13, amount: 10n ** 16n },
+      ],
+      to: '0x000000000000000000000000000000000000dEaD',
+    });
+    expect(mixed.amount).toBe(10n ** 16n - mixed.fee);
+    expect(mixed.left).toEqual([from]);
   });
 
   it('fails over to the next URL and reports a node that is down', async () => {

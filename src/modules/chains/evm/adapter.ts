@@ -659,6 +659,7 @@ export function createEvmAdapter(deps: EvmAdapterDeps): EvmAdapter {
       let amount = 0n;
       let fee = 0n;
       let topUps = 0n;
+      const left: string[] = [];
 
       if (asset.isNative) {
         for (const input of intent.inputs) {
@@ -675,6 +676,7 @@ export function createEvmAdapter(deps: EvmAdapterDeps): EvmAdapter {
           const cost = gas * maxFee;
           if (available <= cost) {
             noteDust({ address: input.address, asset: asset.code, amount: available });
+            left.push(input.address);
             continue;
           }
           const nonce = await nonceFor(input.address, taken, open);
@@ -687,6 +689,7 @@ export function createEvmAdapter(deps: EvmAdapterDeps): EvmAdapter {
           if (l1 > 0n) {
             if (available <= cost + 2n * l1) {
               noteDust({ address: input.address, asset: asset.code, amount: available });
+              left.push(input.address);
               continue;
             }
             signed = await sign(key, { ...draft, value: available - cost - 2n * l1 });
@@ -717,6 +720,7 @@ export function createEvmAdapter(deps: EvmAdapterDeps): EvmAdapter {
               { address: input.address, asset: asset.code },
               'nothing to sweep: token balance is zero',
             );
+            left.push(input.address);
             continue;
           }
           const data = encodeFunctionData({ abi: erc20, functionName: 'transfer', args: [to as Hex, value] });
@@ -792,10 +796,16 @@ export function createEvmAdapter(deps: EvmAdapterDeps): EvmAdapter {
       }
       const last = txs.at(-1);
       // Every input is dust: amount 0 tells the forwarder to leave the deposits where they are.
-      if (last === undefined) return { txHash: '', rawTx: '', amount: 0n, fee: 0n };
+      if (last === undefined) return { txHash: '', rawTx: '', amount: 0n, fee: 0n, left };
       for (const [address, nonce] of taken) recentNonces.set(address, { nonce, at: Date.now() });
       const bundle: Bundle = { evm: 1, chain: chainId, txs };
-      return { txHash: last.hash, rawTx: JSON.stringify(bundle), amount, fee };
+      return {
+        txHash: last.hash,
+        rawTx: JSON.stringify(bundle),
+        amount,
+        fee,
+        ...(left.length > 0 ? { left } : {}),
+      };
     },
 
     async broadcast(rawTx) {
