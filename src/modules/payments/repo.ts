@@ -1,4 +1,4 @@
-import { and, asc, desc, eq, gt, gte, inArray, lt, lte, sql } from 'drizzle-orm';
+import { and, asc, desc, eq, getTableColumns, gt, gte, inArray, lt, lte, type SQL, sql } from 'drizzle-orm';
 import { pgArray } from '../../db/arrays.ts';
 import { type Db, queryRows } from '../../db/client.ts';
 import {
@@ -24,7 +24,49 @@ export interface PaymentFilter {
   createdLt?: Date | undefined;
 }
 
+const paymentColumns = getTableColumns(payments);
+const paymentKeys = Object.keys(paymentColumns) as Array<keyof PaymentRow>;
+
+/**
+ * Every column of a payment as a bare placeholder of the same name, for the prepared insert. Bare (inside sql``)
+ * because drizzle would otherwise run each column's encoder on the value, null included, which a nullable timestamp
+ * does not survive; driverValues encodes instead.
+ */
+const insertPlaceholders = Object.fromEntries(
+  paymentKeys.map((key) => [key, sql`${sql.placeholder(key)}`]),
+) as Record<keyof PaymentRow, SQL>;
+
+/** A payment row as the driver takes it: each non-null value through its column's encoder (dates, JSON). */
+function driverValues(row: PaymentRow): Record<string, unknown> {
+  const values: Record<string, unknown> = {};
+  for (const key of paymentKeys) {
+    const value = row[key];
+    values[key] = value === null ? null : paymentColumns[key].mapToDriverValue(value);
+  }
+  return values;
+}
+
+/**
+ * The two statements of the hot paths (creation without an idempotency key, the public checkout read), prepared
+ * once: drizzle's query builder costs more per call than PostgreSQL takes to run either, and on PostgreSQL a named
+ * statement is parsed and planned once per connection (see webhooks/repo.ts prepareFind).
+ */
+function prepareInsert(db: Db) {
+  return db.insert(payments).values(insertPlaceholders).prepare('payments_insert');
+}
+
+function prepareFindPublic(db: Db) {
+  return db
+    .select()
+    .from(payments)
+    .where(eq(payments.id, sql.placeholder('id')))
+    .limit(1)
+    .prepare('payments_find_public');
+}
+
 export function createPaymentsRepo(db: Db) {
+  let insertPrepared: ReturnType<typeof prepareInsert> | undefined;
+  let findPublicPrepared: ReturnType<typeof prepareFindPublic> | undefined;
   return {
     /**
      * Takes the next `count` derivation indices of an index space and mode from its sequence. `nextval` holds no
@@ -47,8 +89,14 @@ export function createPaymentsRepo(db: Db) {
       return rows.map((row) => Number(row.index));
     },
 
+    /** Inserts a payment on `tx`, a transaction or the database itself (then as the prepared statement). */
     async insert(tx: Db, row: PaymentRow): Promise<void> {
-      await tx.insert(payments).values(row);
+      if (tx !== db) {
+        await tx.insert(payments).values(row);
+        return;
+      }
+      insertPrepared ??= prepareInsert(db);
+      await insertPrepared.execute(driverValues(row));
     },
 
     async find(merchantId: string, isTest: boolean | undefined, id: string): Promise<PaymentRow | undefined> {
@@ -68,7 +116,8 @@ export function createPaymentsRepo(db: Db) {
 
     /** Any payment by id, for the public checkout view (which shows no merchant data). */
     async findPublic(id: string): Promise<PaymentRow | undefined> {
-      const [row] = await db.select().from(payments).where(eq(payments.id, id)).limit(1);
+      findPublicPrepared ??= prepareFindPublic(db);
+      const [row] = await findPublicPrepared.execute({ id });
       return row;
     },
 
