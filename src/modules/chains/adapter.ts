@@ -64,7 +64,13 @@ export interface SeenDeposit {
 export type ForwardStatus =
   | { state: 'unknown' }
   | { state: 'pending' }
-  | { state: 'included'; blockNumber: number; blockHash: string };
+  | {
+      state: 'included';
+      blockNumber: number;
+      blockHash: string;
+      /** Set when a transaction of the forward reverted on chain: it moved nothing, it must not count as swept. */
+      reverted?: string;
+    };
 
 export interface ChainAdapter {
   readonly chain: ChainId;

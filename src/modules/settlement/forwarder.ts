@@ -26,6 +26,8 @@ export interface ForwardRunResult {
   planned: number;
   broadcast: number;
   finalized: number;
+  /** Forwards whose transaction reverted on chain. */
+  failed: number;
 }
 
 class ForwardConflict extends Error {}
@@ -217,7 +219,7 @@ export function createForwarder(deps: ForwarderDeps) {
 
   return {
     async run(): Promise<ForwardRunResult> {
-      const result: ForwardRunResult = { planned: await plan(), broadcast: 0, finalized: 0 };
+      const result: ForwardRunResult = { planned: await plan(), broadcast: 0, finalized: 0, failed: 0 };
       const open = await repo.openForwards(db, chain, isTest);
       if (open.length === 0) return result;
       const height = (await repo.cursor(db, chain, isTest))?.blockNumber;
@@ -235,7 +237,21 @@ export function createForwarder(deps: ForwarderDeps) {
           height !== undefined &&
           height - status.blockNumber + 1 >= adapter.requiredConfirmations
         ) {
-          if (await finalize(forward, status.blockNumber)) result.finalized += 1;
+          if (status.reverted !== undefined) {
+            // Nothing moved: never reported as swept, and never retried on its own (a payout contract that
+            // rejects the transfer would burn gas on every round). The deposits wait, tied to it, for the operator.
+            if (
+              await repo.markForwardFailed(db, forward.id, status.blockNumber, clock.now(), status.reverted)
+            ) {
+              deps.logger?.error(
+                { chain, isTest, forward: forward.id, payments: forward.paymentIds, reason: status.reverted },
+                'sweep reverted on chain: forward failed, its payments stay unforwarded for the operator',
+              );
+              result.failed += 1;
+            }
+          } else if (await finalize(forward, status.blockNumber)) {
+            result.finalized += 1;
+          }
         }
       }
       return result;

@@ -392,6 +392,22 @@ export const settlementRepo = {
     await db.update(forwards).set({ lastError: error, updatedAt: now }).where(eq(forwards.id, id));
   },
 
+  /** Marks a forward failed (its transaction reverted); its deposits stay tied to it, held for the operator. */
+  async markForwardFailed(
+    db: Db,
+    id: string,
+    blockNumber: number,
+    now: Date,
+    reason: string,
+  ): Promise<boolean> {
+    const rows = await db
+      .update(forwards)
+      .set({ state: 'failed', blockNumber, lastError: reason, updatedAt: now })
+      .where(and(eq(forwards.id, id), inArray(forwards.state, ['intent', 'broadcast'])))
+      .returning({ id: forwards.id });
+    return rows.length === 1;
+  },
+
   /** Marks a forward final; false if it already was (another process got there first). */
   async markForwardFinal(tx: Db, id: string, blockNumber: number, now: Date): Promise<boolean> {
     const rows = await tx

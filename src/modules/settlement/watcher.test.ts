@@ -498,6 +498,47 @@ describe('watcher on the simulated chain', () => {
     expect(built.length).toBe(rounds);
   });
 
+  it('a sweep that reverts on chain fails its forward: the payment is not reported forwarded, nothing is resent', async () => {
+    const p = await createPayment('0.052');
+    await sim.sendDeposit({ to: p.address, asset: 'ETH', amount: wei('0.052') });
+    await advance(CONFIRMATIONS);
+    let broadcasts = 0;
+    const forwarder = createForwarder({
+      db: t.database.db,
+      clock,
+      adapter: {
+        ...sim,
+        async broadcast(raw) {
+          broadcasts += 1;
+          return sim.broadcast(raw);
+        },
+        async forwardStatus(txHash) {
+          const status = await sim.forwardStatus(txHash);
+          return status.state === 'included'
+            ? { ...status, reverted: `transaction ${txHash} reverted` }
+            : status;
+        },
+      },
+      payments: t.services.payments,
+      settings: t.services.settings,
+    });
+    await forwarder.run();
+    await advance(CONFIRMATIONS);
+    const result = await forwarder.run();
+    expect(result.failed).toBe(1);
+    const view = await payment(p.payment_id);
+    expect(view.forwarded_at).toBeNull();
+    expect((await eventsOf(p.payment_id)).map((event) => event.type)).toEqual(['payment.confirmed']);
+    const rows = await queryRows<{ state: string; last_error: string }>(
+      t.database.db,
+      sql`select state, last_error from forwards where payment_ids @> ${JSON.stringify([p.payment_id])}::jsonb`,
+    );
+    expect(rows).toEqual([{ state: 'failed', last_error: expect.stringContaining('reverted') }]);
+    const sent = broadcasts;
+    expect(await forwarder.run()).toMatchObject({ planned: 0, broadcast: 0, failed: 0 });
+    expect(broadcasts).toBe(sent);
+  });
+
   it('does not forward an open (underpaid) payment until its window ends', async () => {
     const p = await createPayment('1', { expires_in: 60 });
     await sim.sendDeposit({ to: p.address, asset: 'ETH', amount: wei('0.5') });

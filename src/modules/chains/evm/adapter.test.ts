@@ -294,6 +294,24 @@ describe('EVM adapter against anvil', () => {
     expect(await chain.ethBalance(payout)).toBe(built.amount);
   });
 
+  it('a sweep to a payout contract that rejects ether is reported reverted, never as swept', async () => {
+    const from = address(14);
+    await chain.sendEth(from, 10n ** 16n);
+    // The forwarder contract has no receive function: ether sent to it reverts.
+    const built = await adapter.buildForward({
+      id: 'fwd_rejected',
+      asset: 'ETH',
+      inputs: [{ address: from, derivationIndex: 14, amount: 10n ** 16n }],
+      to: chain.forwarder,
+    });
+    bundles.put(built.txHash, built.rawTx);
+    await adapter.broadcast(built.rawTx);
+    await chain.mine(1);
+    const status = await adapter.forwardStatus(built.txHash);
+    expect(status).toMatchObject({ state: 'included', reverted: expect.stringContaining(built.txHash) });
+    expect(await chain.ethBalance(chain.forwarder)).toBe(0n);
+  });
+
   it('sweeps tokens after a gas top-up from the gas wallet', async () => {
     const from = address(11);
     const payout = '0x000000000000000000000000000000000000cafE';

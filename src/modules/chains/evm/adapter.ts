@@ -823,6 +823,7 @@ export function createEvmAdapter(deps: EvmAdapterDeps): EvmAdapter {
       const bundle = parseBundle(raw);
       let newest: { blockNumber: number; blockHash: string } | null = null;
       let missing = false;
+      const reverted: string[] = [];
       for (const tx of bundle.txs) {
         const r = await rpc.request<(RpcReceipt & { blockNumber: string }) | null>(
           'eth_getTransactionReceipt',
@@ -832,7 +833,7 @@ export function createEvmAdapter(deps: EvmAdapterDeps): EvmAdapter {
           missing = true;
           continue;
         }
-        if (r.status !== '0x1') logger.error({ txHash: tx.hash }, 'sweep transaction reverted on chain');
+        if (r.status !== '0x1') reverted.push(tx.hash);
         const blockNumber = Number(r.blockNumber);
         if (newest === null || blockNumber > newest.blockNumber)
           newest = { blockNumber, blockHash: r.blockHash };
@@ -849,7 +850,9 @@ export function createEvmAdapter(deps: EvmAdapterDeps): EvmAdapter {
         return anyKnown === null && newest === null ? { state: 'unknown' } : { state: 'pending' };
       }
       if (newest === null) return { state: 'unknown' };
-      return { state: 'included', ...newest };
+      return reverted.length === 0
+        ? { state: 'included', ...newest }
+        : { state: 'included', ...newest, reverted: `transaction ${reverted.join(', ')} reverted on chain` };
     },
 
     async readiness() {
