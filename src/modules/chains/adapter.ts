@@ -70,6 +70,8 @@ export type ForwardStatus =
       blockHash: string;
       /** Set when a transaction of the forward reverted on chain: it moved nothing, it must not count as swept. */
       reverted?: string;
+      /** The network fee actually charged (receipts), where it can be below the signed maximum. */
+      fee?: bigint;
     };
 
 export interface ChainAdapter {

@@ -203,13 +203,18 @@ export function createForwarder(deps: ForwarderDeps) {
     }
   }
 
-  async function finalize(forward: ForwardRow, blockNumber: number): Promise<boolean> {
+  /** `charged`: the fee the chain actually took, when the adapter knows it (else the signed one). */
+  async function finalize(
+    forward: ForwardRow,
+    blockNumber: number,
+    charged: bigint | undefined,
+  ): Promise<boolean> {
     const now = clock.now();
     return db.transaction(async (tx) => {
-      if (!(await repo.markForwardFinal(tx, forward.id, blockNumber, now))) return false;
+      if (!(await repo.markForwardFinal(tx, forward.id, blockNumber, now, charged))) return false;
       const shares = await repo.forwardShares(tx, forward.id);
       const fees = splitFee(
-        BigInt(forward.fee),
+        charged ?? BigInt(forward.fee),
         shares.map((share) => ({ id: share.paymentId, amount: share.amount })),
       );
       await deps.payments.markForwarded(tx, fees, forward.txHash, now);
@@ -249,7 +254,7 @@ export function createForwarder(deps: ForwarderDeps) {
               );
               result.failed += 1;
             }
-          } else if (await finalize(forward, status.blockNumber)) {
+          } else if (await finalize(forward, status.blockNumber, status.fee)) {
             result.finalized += 1;
           }
         }

@@ -408,11 +408,23 @@ export const settlementRepo = {
     return rows.length === 1;
   },
 
-  /** Marks a forward final; false if it already was (another process got there first). */
-  async markForwardFinal(tx: Db, id: string, blockNumber: number, now: Date): Promise<boolean> {
+  /** Marks a forward final (with the fee the chain charged, when known); false if it already was final. */
+  async markForwardFinal(
+    tx: Db,
+    id: string,
+    blockNumber: number,
+    now: Date,
+    charged?: bigint,
+  ): Promise<boolean> {
     const rows = await tx
       .update(forwards)
-      .set({ state: 'final', blockNumber, finalAt: now, updatedAt: now })
+      .set({
+        state: 'final',
+        blockNumber,
+        finalAt: now,
+        updatedAt: now,
+        ...(charged === undefined ? {} : { fee: charged.toString() }),
+      })
       .where(and(eq(forwards.id, id), inArray(forwards.state, ['intent', 'broadcast'])))
       .returning({ id: forwards.id });
     return rows.length === 1;

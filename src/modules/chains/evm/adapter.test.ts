@@ -287,7 +287,8 @@ describe('EVM adapter against anvil', () => {
     await adapter.broadcast(built.rawTx);
     await adapter.broadcast(built.rawTx);
     const status = await adapter.forwardStatus(built.txHash);
-    expect(status.state).toBe('included');
+    // Priority fee = max fee: the chain takes exactly the fee that was kept back.
+    expect(status).toMatchObject({ state: 'included', fee: built.fee });
     expect(await chain.ethBalance(payout)).toBe(built.amount);
     expect(await chain.ethBalance(from)).toBe(0n);
     await adapter.broadcast(built.rawTx);
@@ -335,7 +336,13 @@ describe('EVM adapter against anvil', () => {
     expect(status.state).toBe('included');
     expect(await chain.tokenBalance(payout)).toBe(7_000_000n);
     expect(await chain.tokenBalance(from)).toBe(0n);
-    expect(await chain.ethBalance(adapter.gasWallet)).toBeLessThan(gasBefore);
+    const gasAfter = await chain.ethBalance(adapter.gasWallet);
+    expect(gasAfter).toBeLessThan(gasBefore);
+    // The fee reported is what the chain took (both transactions' gas at the price paid), not the signed maximum:
+    // the gas wallet's spending less what the top-up left on the deposit address.
+    const fee = status.state === 'included' ? status.fee : undefined;
+    expect(fee).toBe(gasBefore - gasAfter - (await chain.ethBalance(from)));
+    expect(fee).toBeLessThan(built.fee);
   });
 
   it('on an OP-stack chain, keeps the L1 data fee back from a native sweep', async () => {

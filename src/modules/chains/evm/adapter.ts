@@ -824,8 +824,9 @@ export function createEvmAdapter(deps: EvmAdapterDeps): EvmAdapter {
       let newest: { blockNumber: number; blockHash: string } | null = null;
       let missing = false;
       const reverted: string[] = [];
+      let charged = 0n;
       for (const tx of bundle.txs) {
-        const r = await rpc.request<(RpcReceipt & { blockNumber: string }) | null>(
+        const r = await rpc.request<(RpcReceipt & { blockNumber: string; l1Fee?: string }) | null>(
           'eth_getTransactionReceipt',
           [tx.hash],
         );
@@ -833,6 +834,9 @@ export function createEvmAdapter(deps: EvmAdapterDeps): EvmAdapter {
           missing = true;
           continue;
         }
+        // Gas used at the price paid, plus the L1 data fee OP-stack receipts carry.
+        charged +=
+          BigInt(r.gasUsed ?? '0x0') * BigInt(r.effectiveGasPrice ?? '0x0') + BigInt(r.l1Fee ?? '0x0');
         if (r.status !== '0x1') reverted.push(tx.hash);
         const blockNumber = Number(r.blockNumber);
         if (newest === null || blockNumber > newest.blockNumber)
@@ -851,7 +855,7 @@ export function createEvmAdapter(deps: EvmAdapterDeps): EvmAdapter {
       }
       if (newest === null) return { state: 'unknown' };
       return reverted.length === 0
-        ? { state: 'included', ...newest }
+        ? { state: 'included', ...newest, fee: charged }
         : { state: 'included', ...newest, reverted: `transaction ${reverted.join(', ')} reverted on chain` };
     },
 
