@@ -11,7 +11,6 @@ import { validateAddress } from './addresses.ts';
 import {
   createAddressDeriver,
   MAX_DERIVATION_INDEX,
-  multiplyBasePublic,
   secp256k1ChildOf,
   slip10Ed25519Child,
   slip10Ed25519Master,
@@ -170,19 +169,6 @@ describe('deposit address derivation: rules', () => {
         );
       }
     }
-  });
-
-  it('multiplies the base point by a public scalar exactly as noble does, at the edges of every window', () => {
-    const n = secp256k1.Point.Fn.ORDER;
-    const scalars = [1n, 2n, 127n, 128n, 129n, 255n, 256n, n - 1n, n - 128n, 2n ** 255n, 2n ** 256n - n];
-    // Digits of 128 and 129 in every window (the carry of the signed recoding), and all-ones runs.
-    scalars.push(BigInt(`0x${'80'.repeat(32)}`) % n, BigInt(`0x${'81'.repeat(32)}`) % n);
-    scalars.push(BigInt(`0x${'ff'.repeat(31)}`), BigInt(`0x7f${'ff'.repeat(31)}`));
-    for (let i = 0; i < 200; i++) scalars.push((bytesToNumberBE(randomBytes(32)) % (n - 1n)) + 1n);
-    for (const scalar of scalars) {
-      expect(multiplyBasePublic(scalar).equals(secp256k1.Point.BASE.multiply(scalar))).toBe(true);
-    }
-    for (const bad of [0n, n, n + 1n, -1n]) expect(() => multiplyBasePublic(bad)).toThrow(RangeError);
   });
 
   it('keeps the modes apart: test and live seeds give different addresses', () => {

@@ -1,5 +1,4 @@
 import { createHmac } from 'node:crypto';
-import { normalizeZ } from '@noble/curves/abstract/curve.js';
 import { ed25519 } from '@noble/curves/ed25519.js';
 import { secp256k1 } from '@noble/curves/secp256k1.js';
 import { bytesToNumberBE, numberToBytesBE } from '@noble/curves/utils.js';
@@ -10,6 +9,7 @@ import { p2wpkh } from '@scure/btc-signer';
 import { AppError } from '../../lib/errors.ts';
 import { evmAccountBytes, toChecksumAddress, tronAddressFromAccount, utxoNetwork } from './addresses.ts';
 import { type ChainId, getChain } from './registry.ts';
+import { addBaseMultiple, encodeAffine } from './secp256k1-public.ts';
 
 /**
  * Deposit addresses: one per (chain, mode, index), derived from the mode's BIP-39 mnemonic.
@@ -108,75 +108,6 @@ const Point = secp256k1.Point;
 type CurvePoint = InstanceType<typeof Point>;
 const CURVE_ORDER = Point.Fn.ORDER;
 
-/**
- * k·G for a public scalar (a CKDpub tweak), in variable time: signed 8-bit windows over a table of d·2^(8w)·G
- * (d = 1…128, w = 0…32, affine so that each addition is cheaper), one addition per non-zero window. noble's own
- * multiplyUnsafe on a precomputed base point runs its constant-time kernel (two additions per window, every table
- * entry touched), about twice the cost; this is only ever given public data. The table (~4,200 points) is built on
- * the first address, in ~20 ms. derivation.test.ts checks it against noble's multiply.
- */
-const WINDOW_BITS = 8;
-const WINDOWS = 256 / WINDOW_BITS + 1; // one more for the carry of the last signed digit
-const HALF = 1 << (WINDOW_BITS - 1);
-let baseMultiples: CurvePoint[] | undefined;
-
-function buildBaseMultiples(): CurvePoint[] {
-  const table: CurvePoint[] = [];
-  let base = Point.BASE;
-  for (let w = 0; w < WINDOWS; w++) {
-    let multiple = base;
-    table.push(multiple);
-    for (let d = 2; d <= HALF; d++) {
-      multiple = multiple.add(base);
-      table.push(multiple);
-    }
-    base = multiple.double(); // 2·HALF·base = 2^WINDOW_BITS·base
-  }
-  return normalizeZ(Point, table);
-}
-
-export function multiplyBasePublic(scalar: bigint): CurvePoint {
-  if (scalar <= 0n || scalar >= CURVE_ORDER) throw new RangeError('scalar out of range');
-  baseMultiples ??= buildBaseMultiples();
-  const table = baseMultiples;
-  let rest = scalar;
-  let sum = Point.ZERO;
-  let carry = 0;
-  for (let w = 0; w < WINDOWS; w++) {
-    let digit = Number(rest & 0xffn) + carry;
-    rest >>= 8n;
-    carry = 0;
-    if (digit > HALF) {
-      digit -= 2 * HALF;
-      carry = 1;
-    }
-    if (digit > 0) sum = sum.add(table[w * HALF + digit - 1] as CurvePoint);
-    else if (digit < 0) sum = sum.add((table[w * HALF - digit - 1] as CurvePoint).negate());
-  }
-  return sum;
-}
-
-/**
- * SEC 1 encoding of a point, from one conversion to affine coordinates. noble's toBytes converts twice and runs a
- * full validity check besides (together about 2.5× the cost); the curve equation is checked here instead, so that a
- * wrong point still never becomes an address.
- */
-function encodePoint(point: CurvePoint, compressed: boolean): Uint8Array {
-  const { x, y } = point.toAffine();
-  const Fp = Point.Fp;
-  if (!Fp.eql(Fp.sqr(y), Fp.add(Fp.mul(Fp.sqr(x), x), 7n)))
-    throw new Error('derived point is not on the curve');
-  const out = new Uint8Array(compressed ? 33 : 65);
-  out.set(numberToBytesBE(x, 32), 1);
-  if (compressed) {
-    out[0] = (y & 1n) === 1n ? 0x03 : 0x02;
-  } else {
-    out[0] = 0x04;
-    out.set(numberToBytesBE(y, 32), 33);
-  }
-  return out;
-}
-
 /** A cached BIP-32 account-level secp256k1 node (e.g. m/84'/0'/0'/0). */
 interface Secp256k1Account {
   privateKey: bigint;
@@ -208,8 +139,8 @@ export function secp256k1ChildOf(account: Secp256k1Account, index: number): Secp
   // The child's public key as CKDpub computes it: parent point + tweak·G. The tweak follows from the account's
   // public key and chain code alone (an xpub), not from any private key, so the fast variable-time multiply leaks
   // nothing secret; a constant-time multiply by the child private key costs several times as much.
-  const point = account.publicPoint.add(multiplyBasePublic(tweak));
-  return { privateKey, publicKey: (compressed) => encodePoint(point, compressed) };
+  const point = addBaseMultiple(account.publicPoint.toAffine(), tweak);
+  return { privateKey, publicKey: (compressed) => encodeAffine(point, compressed) };
 }
 
 /** Everything derived from one mnemonic, computed on first use and kept. */
