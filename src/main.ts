@@ -2,7 +2,8 @@
  * `svc <role>`: checks the role and the configuration, then runs the program (program.ts).
  *
  * Start-up does two things side by side: the embedded PostgreSQL boots (its WebAssembly compiles on background
- * threads) while the rest of the program's modules load (tsx resolves and transpiles them on a thread of its own).
+ * threads) while the rest of the program's modules load (program.ts is a chunk of its own in the bundle that
+ * `npm start` runs, bin/bundle.mjs).
  * So this file imports only what it needs to get that far, and a bad role or configuration fails fast;
  * `npm run bench -- startup` measures the result. Add new start-up work to program.ts, not here.
  */

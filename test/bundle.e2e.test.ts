@@ -1,0 +1,191 @@
+/**
+ * The production bundle `npm start` runs (bin/bundle.mjs, bin/svc.mjs): it is used only while every file it was built
+ * from is unchanged, and the bundled program starts, migrates and serves like the sources do (files found beside
+ * modules, PostgreSQL driver, API reference assets). On PGlite always; on PostgreSQL too when DATABASE_URL is set.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdirSync, mkdtempSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { afterAll, describe, expect, it } from 'vitest';
+
+interface BundleModule {
+  root: string;
+  buildBundle(dir?: string): Promise<{ dir: string; inputs: number }>;
+  currentBundle(dir?: string): { entry: string | null; reason: string | null };
+}
+
+/** The BIP-39 test vector (as in support/harness.ts, which this file does not load: it runs no module in-process). */
+const testMnemonic =
+  'abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about';
+const root = fileURLToPath(new URL('../', import.meta.url));
+const bundle = (await import(join(root, 'bin', 'bundle.mjs'))) as BundleModule;
+// Inside the repository: the bundle leaves packages such as PGlite to Node, which finds them from where it sits.
+const scratch = join(root, 'dist', `bundle-test-${process.pid}`);
+const tempDirs: string[] = [scratch];
+const running = new Set<ChildProcess>();
+
+afterAll(() => {
+  for (const child of running) child.kill('SIGKILL');
+  for (const dir of tempDirs) rmSync(dir, { recursive: true, force: true });
+});
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() =>
+        typeof address === 'object' && address !== null
+          ? resolve(address.port)
+          : reject(new Error('no port')),
+      );
+    });
+  });
+}
+
+describe('which code runs', () => {
+  const dir = join(scratch, 'manifest');
+  const input = join(dir, 'input.ts');
+  const relativeInput = input.slice(root.length);
+
+  function writeManifest(inputs: Array<[string, number, number]>, manifestRoot = bundle.root): void {
+    writeFileSync(join(dir, 'manifest.json'), JSON.stringify({ format: 1, root: manifestRoot, inputs }));
+  }
+  function recorded(): [string, number, number] {
+    const stat = statSync(input);
+    return [relativeInput, stat.size, stat.mtimeMs];
+  }
+
+  it('runs the bundle only while every input is as it was built', () => {
+    mkdirSync(dir, { recursive: true });
+    expect(bundle.currentBundle(dir)).toEqual({ entry: null, reason: 'no bundle built' });
+
+    writeFileSync(input, 'export const a = 1;\n');
+    writeManifest([recorded()]);
+    expect(bundle.currentBundle(dir)).toEqual({
+      entry: pathToFileURL(join(dir, 'main.js')).href,
+      reason: null,
+    });
+
+    // An edit of the same length, then an older copy put back with its old time: neither may run stale code.
+    const before = statSync(input);
+    writeFileSync(input, 'export const a = 2;\n');
+    utimesSync(input, before.atime, new Date(before.mtimeMs + 5000));
+    expect(bundle.currentBundle(dir).reason).toBe(`${relativeInput} changed since the bundle was built`);
+    utimesSync(input, before.atime, new Date(before.mtimeMs - 60_000));
+    expect(bundle.currentBundle(dir).entry).toBeNull();
+
+    writeManifest([recorded()]);
+    expect(bundle.currentBundle(dir).entry).not.toBeNull();
+    rmSync(input);
+    expect(bundle.currentBundle(dir).reason).toBe(`${relativeInput} is gone since the bundle was built`);
+
+    writeManifest([], '/elsewhere');
+    expect(bundle.currentBundle(dir).entry).toBeNull();
+  });
+});
+
+describe('the bundled program', () => {
+  const dir = join(scratch, 'server');
+
+  async function serve(env: Record<string, string>): Promise<{ base: string; stop(): Promise<void> }> {
+    const port = await freePort();
+    const clean: NodeJS.ProcessEnv = {};
+    for (const [name, value] of Object.entries(process.env)) {
+      if (!/^(DATABASE_|SVC_|PORT$|HOST$|LOG_LEVEL$|NODE_OPTIONS$)/.test(name)) clean[name] = value;
+    }
+    const child = spawn(process.execPath, [join(dir, 'main.js'), 'serve'], {
+      cwd: root,
+      env: { ...clean, ...env, PORT: String(port), HOST: '127.0.0.1' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    running.add(child);
+    let output = '';
+    child.stdout.on('data', (chunk: Buffer) => {
+      output += chunk.toString('utf8');
+    });
+    child.stderr.on('data', (chunk: Buffer) => {
+      output += chunk.toString('utf8');
+    });
+    const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+    const base = `http://127.0.0.1:${port}`;
+    const deadline = Date.now() + 30_000;
+    for (;;) {
+      if (child.exitCode !== null) throw new Error(`bundled svc exited with ${child.exitCode}:\n${output}`);
+      if (Date.now() > deadline) throw new Error(`bundled svc not ready in 30 s:\n${output}`);
+      const status = await fetch(`${base}/readyz`).then(
+        (response) => response.status,
+        () => 0,
+      );
+      if (status === 200) break;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    return {
+      base,
+      async stop() {
+        child.kill('SIGTERM');
+        await exited;
+        running.delete(child);
+      },
+    };
+  }
+
+  async function checkServes(base: string): Promise<void> {
+    const docs = await fetch(`${base}/docs/static/index.html`);
+    expect(docs.status).toBe(200);
+    expect(await docs.text()).toContain('swagger');
+    const spec = (await fetch(`${base}/v1/openapi.json`).then((response) => response.json())) as {
+      openapi: string;
+    };
+    expect(spec.openapi).toBe('3.1.0');
+    const signup = await fetch(`${base}/v1/auth/signup`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({
+        email: `b${randomBytes(4).toString('hex')}@example.com`,
+        password: 'correct horse 9',
+      }),
+    });
+    expect(signup.status).toBe(201);
+  }
+
+  it('builds, names its inputs and is current', async () => {
+    const { inputs } = await bundle.buildBundle(dir);
+    expect(inputs).toBeGreaterThan(100);
+    expect(bundle.currentBundle(dir).entry).toBe(pathToFileURL(join(dir, 'main.js')).href);
+  }, 120_000);
+
+  it('starts on the embedded default: migrated, secrets generated, API and its reference served', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'svc-bundle-'));
+    tempDirs.push(dataDir);
+    const server = await serve({ SVC_DATA_DIR: dataDir });
+    try {
+      await checkServes(server.base);
+    } finally {
+      await server.stop();
+    }
+  }, 60_000);
+
+  it.skipIf(process.env.DATABASE_URL === undefined)(
+    'starts on PostgreSQL',
+    async () => {
+      const server = await serve({
+        DATABASE_URL: process.env.DATABASE_URL ?? '',
+        SVC_MASTER_KEY: randomBytes(32).toString('base64'),
+        SVC_JWT_SECRET: randomBytes(32).toString('base64'),
+        SVC_TEST_MNEMONIC: testMnemonic,
+      });
+      try {
+        await checkServes(server.base);
+      } finally {
+        await server.stop();
+      }
+    },
+    60_000,
+  );
+});
