@@ -79,6 +79,13 @@ const WINDOW_CACHE_MS = 1000;
 
 export function createSettingsService({ db, repo, clock }: SettingsDeps) {
   const windowCache = new Map<string, { seconds: number; until: number }>();
+  /**
+   * The lookup in flight per merchant: when the entry expires under load, the creations arriving meanwhile share it
+   * instead of each sending its own query (a burst of identical queries every second, queued in the pool ahead of
+   * the inserts). A change made here bumps the generation, so an answer read before it is neither kept nor shared.
+   */
+  const windowLookups = new Map<string, Promise<number>>();
+  let windowGeneration = 0;
 
   function view(row: MerchantSettingsRow | undefined): MerchantSettingsView {
     return {
@@ -155,6 +162,8 @@ export function createSettingsService({ db, repo, clock }: SettingsDeps) {
         updatedAt: clock.now(),
       };
       await repo.upsertSettings(row);
+      windowGeneration += 1;
+      windowLookups.delete(principal.merchantId);
       windowCache.delete(principal.merchantId);
       return view(row);
     },
@@ -232,10 +241,23 @@ export function createSettingsService({ db, repo, clock }: SettingsDeps) {
     async defaultWindowSeconds(merchantId: string): Promise<number> {
       const cached = windowCache.get(merchantId);
       if (cached !== undefined && cached.until > Date.now()) return cached.seconds;
-      const seconds = (await settingsRow(merchantId))?.defaultWindowSeconds ?? DEFAULT_WINDOW_SECONDS;
-      if (windowCache.size > 10_000) windowCache.clear();
-      windowCache.set(merchantId, { seconds, until: Date.now() + WINDOW_CACHE_MS });
-      return seconds;
+      const pending = windowLookups.get(merchantId);
+      if (pending !== undefined) return pending;
+      const generation = windowGeneration;
+      const lookup = settingsRow(merchantId)
+        .then((row) => {
+          const seconds = row?.defaultWindowSeconds ?? DEFAULT_WINDOW_SECONDS;
+          if (generation === windowGeneration) {
+            if (windowCache.size > 10_000) windowCache.clear();
+            windowCache.set(merchantId, { seconds, until: Date.now() + WINDOW_CACHE_MS });
+          }
+          return seconds;
+        })
+        .finally(() => {
+          if (windowLookups.get(merchantId) === lookup) windowLookups.delete(merchantId);
+        });
+      windowLookups.set(merchantId, lookup);
+      return lookup;
     },
   };
 }
