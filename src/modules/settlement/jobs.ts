@@ -151,7 +151,13 @@ export function createSettlementJobs(deps: SettlementJobsDeps): SettlementJobs {
   return {
     async start() {
       stopped = false;
-      for (const adapter of deps.adapters.all()) schedule(chainLoop(adapter), 0);
+      // First rounds spread over one block interval (at most a second), not all at once: on the embedded database's
+      // single connection, ten chains' first rounds at once would hold up every request for a while after start.
+      const adapters = deps.adapters.all();
+      const spreadMs = Math.min(deps.simBlockMs, 1000);
+      adapters.forEach((adapter, index) => {
+        schedule(chainLoop(adapter), Math.round((index * spreadMs) / adapters.length));
+      });
       schedule(expiryTick, 0);
     },
     async stop() {

@@ -586,6 +586,33 @@ describe('watcher on the simulated chain', () => {
     for (const p of stuck) expect((await payment(p.payment_id)).status).toBe('completed');
   });
 
+  it("finds a deposit sent before the chain's first block (it lands in block 1, after the watcher's start)", async () => {
+    const base = t.services.chainAdapters.simulated('base');
+    if (base === undefined) throw new Error('no simulated base');
+    expect(await base.head()).toBeNull();
+    const response = await t.app.inject({
+      method: 'POST',
+      url: '/v1/payments',
+      headers: apiKey(m.testKey),
+      payload: { amount: '0.01', currency: 'ETH', chain: 'base' },
+    });
+    const p = response.json();
+    await base.sendDeposit({ to: p.address, asset: 'ETH', amount: wei('0.01') });
+    const w = createWatcher({
+      db: t.database.db,
+      clock,
+      adapter: base,
+      payments: t.services.payments,
+      lateWatchDays: 7,
+    });
+    // What the settlement loop does first on a chain without blocks: a first block, then the watcher's start.
+    await base.produceBlock();
+    await w.poll();
+    await base.produceBlock();
+    expect((await w.poll()).deposits).toBe(1);
+    expect((await payment(p.payment_id)).status).toBe('confirming');
+  });
+
   it('survives a reorganisation that replaces the whole chain, genesis included', async () => {
     const polygon = t.services.chainAdapters.simulated('polygon');
     if (polygon === undefined) throw new Error('no simulated polygon');

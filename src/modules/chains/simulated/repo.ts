@@ -73,10 +73,14 @@ export const simulatedChainRepo = {
     );
     if (row === undefined) return null;
     const block = toBlock(row);
-    await tx.execute(
-      sql`update sim_transfers set block_number = ${block.number}
-          where chain = ${input.chain} and block_number is null`,
-    );
+    // The genesis block stays empty: a watcher starts its cursor at the head it first sees, so whatever was sent
+    // before the chain's first block must land in block 1, which that watcher scans.
+    if (block.number > 0) {
+      await tx.execute(
+        sql`update sim_transfers set block_number = ${block.number}
+            where chain = ${input.chain} and block_number is null`,
+      );
+    }
     return block;
   },
 
