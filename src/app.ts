@@ -46,8 +46,24 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     return503OnClosing: true,
     requestIdHeader: 'x-request-id',
     genReqId: () => `req_${randomToken(20)}`,
+    // One access-log line per request (below), not Fastify's two: half the logging cost on every request.
+    disableRequestLogging: true,
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
   }).withTypeProvider<ZodTypeProvider>();
+
+  if (deps.logger !== undefined) {
+    app.addHook('onResponse', async (request, reply) => {
+      request.log.info(
+        {
+          method: request.method,
+          url: request.url,
+          statusCode: reply.statusCode,
+          responseTime: Math.round(reply.elapsedTime * 100) / 100,
+        },
+        'request completed',
+      );
+    });
+  }
 
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
