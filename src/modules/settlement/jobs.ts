@@ -54,6 +54,8 @@ export function createSettlementJobs(deps: SettlementJobsDeps): SettlementJobs {
   let stopped = true;
   /** The last failure of each loop that has not succeeded since. */
   const failing = new Map<string, string>();
+  /** Loops of chains without a cursor when they started: not ready before their first round has set it. */
+  const starting = new Set<string>();
 
   function schedule(fn: () => Promise<void>, delayMs: number): void {
     if (stopped) return;
@@ -65,8 +67,11 @@ export function createSettlementJobs(deps: SettlementJobsDeps): SettlementJobs {
     timers.add(timer);
   }
 
+  const loopName = (adapter: ChainAdapter) =>
+    `settlement:${adapter.chain}:${adapter.isTest ? 'test' : 'live'}`;
+
   function chainLoop(adapter: ChainAdapter): () => Promise<void> {
-    const name = `settlement:${adapter.chain}:${adapter.isTest ? 'test' : 'live'}`;
+    const name = loopName(adapter);
     const log = logger?.child({ chain: adapter.chain, isTest: adapter.isTest });
     const watcher = createWatcher({
       db,
@@ -127,6 +132,7 @@ export function createSettlementJobs(deps: SettlementJobsDeps): SettlementJobs {
           }
         }
         failing.delete(name);
+        starting.delete(name);
       } catch (error) {
         failing.set(name, `${name}: ${error instanceof Error ? error.message : String(error)}`);
         log?.error({ err: error }, 'settlement tick failed; retrying');
@@ -151,12 +157,17 @@ export function createSettlementJobs(deps: SettlementJobsDeps): SettlementJobs {
   return {
     async start() {
       stopped = false;
-      // First rounds spread over one block interval (at most a second), not all at once: on the embedded database's
-      // single connection, ten chains' first rounds at once would hold up every request for a while after start.
+      // A chain without a cursor (its first run) starts at once, and the service is not ready until that first
+      // round has set the cursor at the chain's head: a payment handed out before it could be paid in a block the
+      // watcher would then start after. The others (a restart) spread their first rounds over one block interval
+      // (at most a second): ten at once would hold up the first requests on the embedded database's one connection.
+      const heights = await settlementRepo.cursorHeights(db);
       const adapters = deps.adapters.all();
       const spreadMs = Math.min(deps.simBlockMs, 1000);
       adapters.forEach((adapter, index) => {
-        schedule(chainLoop(adapter), Math.round((index * spreadMs) / adapters.length));
+        const fresh = !heights.has(`${adapter.chain}:${adapter.isTest}`);
+        if (fresh) starting.add(loopName(adapter));
+        schedule(chainLoop(adapter), fresh ? 0 : Math.round((index * spreadMs) / adapters.length));
       });
       schedule(expiryTick, 0);
     },
@@ -168,7 +179,9 @@ export function createSettlementJobs(deps: SettlementJobsDeps): SettlementJobs {
       await elector.close();
     },
     async readiness() {
-      return failing.size === 0 ? null : [...failing.values()].join('; ');
+      const problems = [...failing.values()];
+      if (starting.size > 0) problems.push(`settlement starting: ${[...starting].join(', ')}`);
+      return problems.length === 0 ? null : problems.join('; ');
     },
   };
 }
