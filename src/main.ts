@@ -3,13 +3,13 @@
  *
  * Start-up does two things side by side: the embedded PostgreSQL boots (its WebAssembly compiles on background
  * threads) while the rest of the program's modules load (program.ts is a chunk of its own in the bundle that
- * `npm start` runs, bin/bundle.mjs).
+ * `npm start` runs, bin/bundle.mjs). On a restart the engine starts first of all, before the configuration loads.
  * So this file imports only what it needs to get that far, and a bad role or configuration fails fast;
  * `npm run bench -- startup` measures the result. Add new start-up work to program.ts, not here.
  */
-import { ConfigError, loadConfig } from './config.ts';
-import { startEmbeddedEngine } from './db/embedded.ts';
-import { createLogger } from './logger.ts';
+import { existsSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import type { PGlite } from '@electric-sql/pglite';
 
 const roles = ['serve', 'api', 'worker', 'migrate'] as const;
 type Role = (typeof roles)[number];
@@ -19,6 +19,18 @@ const usage = `Usage: svc <role>
   api      HTTP API only
   worker   background workers only
   migrate  apply database migrations and exit`;
+
+/**
+ * The embedded data directory when it already holds a database (a restart), read from the environment exactly as
+ * loadConfig reads it; otherwise undefined. On a restart the engine starts before the configuration and the rest of
+ * the program even load; a first start waits for a valid configuration, so a bad one never leaves a half-made database.
+ */
+function existingEmbeddedDir(env: NodeJS.ProcessEnv): string | undefined {
+  const set = (value: string | undefined) => value !== undefined && value !== '';
+  if (set(env.DATABASE_URL)) return undefined;
+  const dataDir = resolve(set(env.SVC_DATA_DIR) ? (env.SVC_DATA_DIR as string) : './data');
+  return existsSync(join(dataDir, 'pg', 'PG_VERSION')) ? dataDir : undefined;
+}
 
 async function main(argv: string[]): Promise<void> {
   const roleArg = argv[0] ?? 'serve';
@@ -32,12 +44,26 @@ async function main(argv: string[]): Promise<void> {
   }
   const role = roleArg as Role;
 
+  const earlyDir = existingEmbeddedDir(process.env);
+  let engine: Promise<PGlite> | undefined =
+    earlyDir === undefined
+      ? undefined
+      : import('./db/embedded.ts').then(({ startEmbeddedEngine }) => startEmbeddedEngine(earlyDir));
+  // Awaited (and its failure reported) once the program has loaded; until then it must not count as unhandled.
+  engine?.catch(() => {});
+
+  const [{ ConfigError, loadConfig }, { createLogger }] = await Promise.all([
+    import('./config.ts'),
+    import('./logger.ts'),
+  ]);
   let config: ReturnType<typeof loadConfig>;
   try {
     config = loadConfig(process.env);
   } catch (error) {
     if (error instanceof ConfigError) {
       process.stderr.write(`${error.message}\n`);
+      // An engine already opening is closed cleanly before the exit.
+      await engine?.then((db) => db.close()).catch(() => {});
       process.exit(78);
     }
     throw error;
@@ -46,9 +72,16 @@ async function main(argv: string[]): Promise<void> {
   const logger = createLogger(config);
   for (const notice of config.notices) logger.warn(notice);
 
-  const engine = config.databaseUrl === undefined ? startEmbeddedEngine(config.dataDir) : undefined;
-  // Awaited (and its failure reported) once the program has loaded; until then it must not count as unhandled.
-  engine?.catch(() => {});
+  if (engine !== undefined && (config.databaseUrl !== undefined || config.dataDir !== earlyDir)) {
+    // Cannot happen while existingEmbeddedDir reads the environment as loadConfig does; never use the wrong one.
+    await engine.then((db) => db.close()).catch(() => {});
+    engine = undefined;
+  }
+  if (engine === undefined && config.databaseUrl === undefined) {
+    const { startEmbeddedEngine } = await import('./db/embedded.ts');
+    engine = startEmbeddedEngine(config.dataDir);
+    engine.catch(() => {});
+  }
 
   if (role === 'migrate') {
     const [{ openDatabase }, { migrateDatabase }] = await Promise.all([

@@ -244,6 +244,12 @@ describe('svc on the embedded default', () => {
       /Generated SVC_MASTER_KEY, SVC_JWT_SECRET, SVC_TEST_MNEMONIC into .*secrets\.json/,
     );
 
+    // A restart with a bad configuration (the engine opens early on an existing database) exits 78, naming the
+    // variable, and leaves the database as it was.
+    const refused = await runToExit(['serve'], { SVC_DATA_DIR: dataDir, PORT: 'abc' });
+    expect(refused.code, refused.stderr).toBe(78);
+    expect(refused.stderr).toContain('PORT');
+
     const second = await serve({ SVC_DATA_DIR: dataDir, SVC_ALLOW_PRIVATE_WEBHOOK_TARGETS: 'true' });
     await expectSurvived(second.base, account);
     expect(await second.stop()).toBe(0);
