@@ -1,5 +1,11 @@
 import { sql } from 'drizzle-orm';
-import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import Fastify, {
+  type FastifyBaseLogger,
+  type FastifyInstance,
+  type FastifyReply,
+  type FastifyRequest,
+  LogController,
+} from 'fastify';
 import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { Logger } from 'pino';
 import type { Config } from './config.ts';
@@ -36,6 +42,26 @@ export interface AppDeps {
 const BODY_LIMIT = 64 * 1024;
 const requestIdPattern = /^[A-Za-z0-9_.:-]{8,128}$/;
 
+/** One access-log line per request, when it completes, instead of Fastify's two: half the logging cost. */
+class AccessLog extends LogController {
+  override incomingRequest(): void {}
+
+  override requestCompleted(
+    error: Error | null | undefined,
+    request: FastifyRequest,
+    reply: FastifyReply,
+  ): void {
+    const line = {
+      method: request.method,
+      url: request.url,
+      statusCode: reply.statusCode,
+      responseTime: Math.round(reply.elapsedTime * 100) / 100,
+    };
+    if (error) reply.log.error({ ...line, err: error }, 'request errored');
+    else reply.log.info(line, 'request completed');
+  }
+}
+
 /** Builds the HTTP app without listening, so tests can use `app.inject` and the program can `listen`. */
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const { config, database, services } = deps;
@@ -46,24 +72,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     return503OnClosing: true,
     requestIdHeader: 'x-request-id',
     genReqId: () => `req_${randomToken(20)}`,
-    // One access-log line per request (below), not Fastify's two: half the logging cost on every request.
-    disableRequestLogging: true,
+    logController: new AccessLog(),
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
   }).withTypeProvider<ZodTypeProvider>();
-
-  if (deps.logger !== undefined) {
-    app.addHook('onResponse', async (request, reply) => {
-      request.log.info(
-        {
-          method: request.method,
-          url: request.url,
-          statusCode: reply.statusCode,
-          responseTime: Math.round(reply.elapsedTime * 100) / 100,
-        },
-        'request completed',
-      );
-    });
-  }
 
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
