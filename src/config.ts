@@ -141,6 +141,8 @@ export const envSchema = z.object({
         return z.NEVER;
       }
     }),
+  /** Derive deposit addresses on a worker thread, beside request handling (default true). */
+  SVC_DERIVATION_THREAD: booleanFromEnv.optional(),
   /** Deliveries one worker process sends at once. */
   SVC_WEBHOOK_CONCURRENCY: positiveInt.max(10_000).default(100),
   /** Deliveries one worker process sends at once to any single endpoint. */
@@ -196,6 +198,8 @@ export interface Config {
   allowPrivateWebhookTargets: boolean;
   /** CIDR ranges webhook endpoints of either mode may reach whatever their kind (SVC_WEBHOOK_TRUSTED_NETWORKS). */
   webhookTrustedNetworks: string[];
+  /** Deposit addresses derived on a worker thread (SVC_DERIVATION_THREAD). */
+  derivationThread: boolean;
   webhookConcurrency: number;
   webhookEndpointConcurrency: number;
   /** EVM chains with nodes (live, and test mode on real test networks), with the node-access limits. */
@@ -362,6 +366,7 @@ export function loadConfig(rawEnv: Record<string, string | undefined> = process.
     webhookRetryScheduleMs: values.SVC_WEBHOOK_RETRY_SCHEDULE,
     allowPrivateWebhookTargets: values.SVC_ALLOW_PRIVATE_WEBHOOK_TARGETS ?? values.DATABASE_URL === undefined,
     webhookTrustedNetworks: values.SVC_WEBHOOK_TRUSTED_NETWORKS,
+    derivationThread: values.SVC_DERIVATION_THREAD ?? true,
     webhookConcurrency: values.SVC_WEBHOOK_CONCURRENCY,
     webhookEndpointConcurrency: values.SVC_WEBHOOK_ENDPOINT_CONCURRENCY,
     evm: {

@@ -5,6 +5,7 @@ import type { Clock } from './lib/clock.ts';
 import { createAccountsRepo } from './modules/accounts/repo.ts';
 import { createAccountsService } from './modules/accounts/service.ts';
 import { createAddressDeriver } from './modules/chains/derivation.ts';
+import { createDerivationThread } from './modules/chains/derivation-thread.ts';
 import { createKeysRepo } from './modules/keys/repo.ts';
 import { createKeysService } from './modules/keys/service.ts';
 import { createPaymentsRepo } from './modules/payments/repo.ts';
@@ -66,11 +67,17 @@ export function buildServices({ config, database, clock, checkWebhookUrl, rates,
     config,
     logger: logger?.child({ worker: 'chains' }),
   });
+  const seeds = { testMnemonic: config.testMnemonic, liveMnemonic: config.liveMnemonic };
+  const deriver = createAddressDeriver(seeds);
+  const derivation = config.derivationThread
+    ? createDerivationThread({ seeds, deriver, logger: logger?.child({ worker: 'derivation' }) })
+    : undefined;
   const payments = createPaymentsService({
     db,
     repo: createPaymentsRepo(db),
     clock,
-    deriver: createAddressDeriver({ testMnemonic: config.testMnemonic, liveMnemonic: config.liveMnemonic }),
+    deriver,
+    ...(derivation === undefined ? {} : { deriveMany: derivation.deriveMany }),
     rates: rates ?? createDefaultRatesService(config, clock),
     publicUrl: config.publicUrl,
     // The connected chain's own rule (a real test network keeps its real depth), else the configured one.

@@ -7,6 +7,7 @@ import { AppError } from '../../lib/errors.ts';
 import { uuidv7 } from '../../lib/ids.ts';
 import { convertToBaseUnits, fromBaseUnits, ratioFromDecimal, toBaseUnits } from '../../lib/money.ts';
 import type { AddressDeriver } from '../chains/derivation.ts';
+import type { DerivationThread } from '../chains/derivation-thread.ts';
 import { paymentUri } from '../chains/payment-uri.ts';
 import {
   type ChainId,
@@ -15,7 +16,6 @@ import {
   explorerTxLink,
   getAsset,
   getChain,
-  indexSpace,
   isAssetAvailable,
   networkOf,
 } from '../chains/registry.ts';
@@ -25,8 +25,8 @@ import type { ConfirmationsOf } from '../settlement/confirmations.ts';
 import type { SettlementRepo } from '../settlement/repo.ts';
 import { nextState, type Status, toleranceUnits } from '../settlement/state-machine.ts';
 import type { EventsService, PaymentEventSnapshot, RecordPaymentEventInput } from '../webhooks/events.ts';
+import { createAddressPool, type PooledAddress } from './address-pool.ts';
 import { canonicalAmount, fiatDecimals } from './amounts.ts';
-import { createIndexReservoir } from './index-reservoir.ts';
 import type { IdempotencyRow, PaymentRow, PaymentsRepo } from './repo.ts';
 import type {
   CheckoutView,
@@ -47,6 +47,8 @@ export interface PaymentsDeps {
   repo: PaymentsRepo;
   clock: Clock;
   deriver: AddressDeriver;
+  /** Batch derivation off the request path (the derivation thread); default: `deriver` on this thread. */
+  deriveMany?: DerivationThread['deriveMany'];
   rates: RateProvider;
   publicUrl: string;
   /** Confirmations a deposit of this chain and mode needs (settlement/confirmations.ts). */
@@ -137,9 +139,12 @@ class IdempotencyLost extends Error {}
 
 export function createPaymentsService(deps: PaymentsDeps) {
   const { db, repo, clock, deriver, rates } = deps;
-  const indices = createIndexReservoir((space, isTest, count) =>
-    repo.allocateDerivationIndices(db, space, isTest, count),
-  );
+  const addresses = createAddressPool({
+    fetchIndices: (space, isTest, count) => repo.allocateDerivationIndices(db, space, isTest, count),
+    deriveMany:
+      deps.deriveMany ??
+      (async (chain, isTest, indices) => indices.map((index) => deriver.deriveAddress(chain, isTest, index))),
+  });
 
   function chainOf(row: Pick<PaymentRow, 'chain'>): ChainInfo {
     const chain = getChain(row.chain);
@@ -414,9 +419,8 @@ export function createPaymentsService(deps: PaymentsDeps) {
   }
 
   /**
-   * Inserts the payment at derivation `index`, on `tx` (a transaction, or the database itself). Callers take the
-   * index before any transaction: a refill of the reservoir queries the database, which on the single-connection
-   * embedded engine would wait forever behind an open transaction.
+   * Inserts the payment at its deposit address (index and address from the pool), on `tx` (a transaction, or the
+   * database itself). Callers take the address before any transaction (see the pool's `take`).
    */
   async function insertPayment(
     tx: Db,
@@ -424,7 +428,7 @@ export function createPaymentsService(deps: PaymentsDeps) {
     isTest: boolean,
     input: CreatePaymentInput,
     prepared: Awaited<ReturnType<typeof prepare>>,
-    index: number,
+    deposit: PooledAddress,
   ) {
     const now = clock.now();
     const row: PaymentRow = {
@@ -436,8 +440,8 @@ export function createPaymentsService(deps: PaymentsDeps) {
       currency: prepared.currency,
       chain: prepared.chain.id,
       asset: prepared.asset.code,
-      address: deriver.deriveAddress(prepared.chain.id, isTest, index),
-      derivationIndex: index,
+      address: deposit.address,
+      derivationIndex: deposit.index,
       expectedBaseUnits: prepared.expected.toString(),
       receivedBaseUnits: '0',
       rate: prepared.rate.rate,
@@ -483,8 +487,8 @@ export function createPaymentsService(deps: PaymentsDeps) {
       if (idempotencyKey === undefined) {
         const prepared = await prepare(merchantId, isTest, input);
         // One statement needs no transaction: the index comes from a sequence, the row is inserted on its own.
-        const index = await indices.take(indexSpace(prepared.chain.id), isTest);
-        const row = await insertPayment(db, merchantId, isTest, input, prepared, index);
+        const deposit = await addresses.take(prepared.chain.id, isTest);
+        const row = await insertPayment(db, merchantId, isTest, input, prepared, deposit);
         return { status: 201, body: toView(row), replayed: false };
       }
 
@@ -494,7 +498,7 @@ export function createPaymentsService(deps: PaymentsDeps) {
         return replay(known, requestHash);
       }
       const prepared = await prepare(merchantId, isTest, input);
-      const index = await indices.take(indexSpace(prepared.chain.id), isTest);
+      const deposit = await addresses.take(prepared.chain.id, isTest);
       try {
         const row = await db.transaction(async (tx) => {
           // Claim the key first: a concurrent twin waits here until we commit, then finds our response.
@@ -512,7 +516,7 @@ export function createPaymentsService(deps: PaymentsDeps) {
             new Date(clock.now().getTime() - IDEMPOTENCY_TTL_MS),
           );
           if (!claimed) throw new IdempotencyLost();
-          const payment = await insertPayment(tx, merchantId, isTest, input, prepared, index);
+          const payment = await insertPayment(tx, merchantId, isTest, input, prepared, deposit);
           await repo.saveIdempotencyResponse(tx, merchantId, isTest, idempotencyKey, 201, toView(payment));
           return payment;
         });

@@ -1,0 +1,124 @@
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { Worker } from 'node:worker_threads';
+import type { Logger } from 'pino';
+import type { AddressDeriver } from './derivation.ts';
+import type { DeriveReply, DeriveRequest } from './derivation-worker.ts';
+import type { ChainId } from './registry.ts';
+
+/**
+ * Deposit addresses derived on a worker thread, so that the elliptic-curve work of a payment creation (most of its
+ * CPU) runs beside the request handling instead of inside it. The thread starts on first use and loads
+ * derivation-worker.ts through tsx; until it is ready, or if it ever fails, addresses are derived here on the main
+ * thread with the same deriver: the answer is the same either way, only where the CPU is spent differs.
+ */
+export interface DerivationThread {
+  /** The addresses at `indices`, in order. */
+  deriveMany(chain: ChainId, isTest: boolean, indices: readonly number[]): Promise<string[]>;
+  /** Starts the thread if it has not started; true once it answers, false if it cannot be used. */
+  ready(): Promise<boolean>;
+  close(): Promise<void>;
+}
+
+export function createDerivationThread(deps: {
+  seeds: { testMnemonic: string; liveMnemonic: string | undefined };
+  /** The main thread's deriver: used until the thread is ready and whenever it is not usable. */
+  deriver: AddressDeriver;
+  logger?: Logger | undefined;
+}): DerivationThread {
+  let worker: Worker | null = null;
+  let ready = false;
+  let broken = false;
+  let settle: (usable: boolean) => void = () => {};
+  const usable = new Promise<boolean>((resolve) => {
+    settle = resolve;
+  });
+  let nextId = 1;
+  const pending = new Map<number, { resolve(addresses: string[]): void; reject(error: Error): void }>();
+
+  const inline = (chain: ChainId, isTest: boolean, indices: readonly number[]) =>
+    indices.map((index) => deps.deriver.deriveAddress(chain, isTest, index));
+
+  function fail(error: Error): void {
+    if (broken) return;
+    broken = true;
+    ready = false;
+    settle(false);
+    deps.logger?.warn({ err: error }, 'derivation thread unusable: deriving addresses on the main thread');
+    for (const waiter of pending.values()) waiter.reject(error);
+    pending.clear();
+    void worker?.terminate();
+    worker = null;
+  }
+
+  function start(): void {
+    // tsx's ES module API (its CommonJS twin, which a plain resolve finds, registers from the wrong place).
+    const tsxRoot = dirname(createRequire(import.meta.url).resolve('tsx/package.json'));
+    const tsx = pathToFileURL(join(tsxRoot, 'dist', 'esm', 'api', 'index.mjs')).href;
+    const entry = new URL('./derivation-worker.ts', import.meta.url).href;
+    // An ES module worker that registers tsx, then loads the TypeScript entry.
+    const bootstrap = `const { register } = await import(${JSON.stringify(tsx)});
+register();
+await import(${JSON.stringify(entry)});`;
+    const thread = new Worker(bootstrap, { eval: true, workerData: deps.seeds });
+    thread.unref(); // never what keeps the process alive
+    thread.on('message', (message: DeriveReply | { ready: true }) => {
+      if ('ready' in message) {
+        ready = true;
+        settle(true);
+        deps.logger?.info('derivation thread ready: deposit addresses are derived beside request handling');
+        return;
+      }
+      const waiter = pending.get(message.id);
+      if (waiter === undefined) return;
+      pending.delete(message.id);
+      if ('error' in message) waiter.reject(new Error(message.error));
+      else waiter.resolve(message.addresses);
+    });
+    thread.on('error', (error) => fail(error));
+    thread.on('exit', (code) => {
+      if (worker !== null) fail(new Error(`derivation thread exited with ${code}`));
+    });
+    worker = thread;
+  }
+
+  function ensureStarted(): void {
+    if (broken || worker !== null) return;
+    try {
+      start();
+    } catch (error) {
+      fail(error instanceof Error ? error : new Error(String(error)));
+    }
+  }
+
+  return {
+    async deriveMany(chain, isTest, indices) {
+      if (broken) return inline(chain, isTest, indices);
+      ensureStarted();
+      if (!ready || worker === null) return inline(chain, isTest, indices);
+      const id = nextId++;
+      const request: DeriveRequest = { id, chain, isTest, indices: [...indices] };
+      try {
+        return await new Promise<string[]>((resolve, reject) => {
+          pending.set(id, { resolve, reject });
+          worker?.postMessage(request);
+        });
+      } catch {
+        // A failure of the thread (not of the derivation, which would fail here the same way): derive here.
+        return inline(chain, isTest, indices);
+      }
+    },
+    ready() {
+      ensureStarted();
+      return usable;
+    },
+    async close() {
+      const thread = worker;
+      worker = null;
+      broken = true;
+      settle(false);
+      await thread?.terminate();
+    },
+  };
+}

@@ -1,0 +1,65 @@
+import { describe, expect, it } from 'vitest';
+import { createAddressPool } from './address-pool.ts';
+
+const fakeAddress = (chain: string, isTest: boolean, index: number) => `${chain}:${isTest}:${index}`;
+
+describe('deposit address pool', () => {
+  it('hands out every fetched index once with its address, one refill at a time per space, ahead of need', async () => {
+    let next = 0;
+    const fetches: Array<{ space: string; isTest: boolean; count: number }> = [];
+    let inFlight = 0;
+    let maxInFlight = 0;
+    const pool = createAddressPool({
+      size: 6,
+      fetchIndices: async (space, isTest, count) => {
+        fetches.push({ space, isTest, count });
+        inFlight += 1;
+        maxInFlight = Math.max(maxInFlight, inFlight);
+        await new Promise((resolve) => setTimeout(resolve, 5));
+        inFlight -= 1;
+        return Array.from({ length: count }, () => next++);
+      },
+      deriveMany: async (chain, isTest, indices) => indices.map((index) => fakeAddress(chain, isTest, index)),
+    });
+    const taken = await Promise.all(Array.from({ length: 25 }, () => pool.take('ethereum', true)));
+    expect(new Set(taken.map((t) => t.index)).size).toBe(25);
+    for (const { index, address } of taken) expect(address).toBe(fakeAddress('ethereum', true, index));
+    expect(maxInFlight).toBe(1);
+    expect(fetches.every((f) => f.space === 'evm' && f.isTest && f.count === 6)).toBe(true);
+    // Ahead of need: once few are left, the next batch is on its way without anyone waiting for it.
+    const before = fetches.length;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(fetches.length).toBeGreaterThanOrEqual(before);
+    // All EVM chains draw from one space; modes and other spaces have their own.
+    const base = await pool.take('base', true);
+    expect(taken.map((t) => t.index)).not.toContain(base.index);
+    await pool.take('ethereum', false);
+    expect(fetches.at(-1)).toMatchObject({ space: 'evm', isTest: false });
+    await pool.take('tron', true);
+    expect(fetches.at(-1)).toMatchObject({ space: 'tron', isTest: true });
+  });
+
+  it('passes a failed fetch or derivation on to the caller and tries again next time', async () => {
+    let failFetch = true;
+    let failDerive = true;
+    const pool = createAddressPool({
+      size: 1,
+      fetchIndices: async () => {
+        if (failFetch) throw new Error('database down');
+        return [7];
+      },
+      deriveMany: async (chain, isTest, indices) => {
+        if (failDerive) throw new Error('no live seed');
+        return indices.map((index) => fakeAddress(chain, isTest, index));
+      },
+    });
+    await expect(pool.take('tron', true)).rejects.toThrow('database down');
+    failFetch = false;
+    await expect(pool.take('tron', true)).rejects.toThrow('no live seed');
+    failDerive = false;
+    await expect(pool.take('tron', true)).resolves.toEqual({
+      index: 7,
+      address: fakeAddress('tron', true, 7),
+    });
+  });
+});

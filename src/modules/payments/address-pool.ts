@@ -1,0 +1,71 @@
+import { type ChainId, indexSpace } from '../chains/registry.ts';
+
+/**
+ * Deposit addresses ready before they are asked for: derivation indices are fetched from their sequence
+ * RESERVOIR_SIZE at a time, their addresses derived as a batch (on the derivation thread when there is one), and
+ * handed out from memory; a new batch is prepared when only LOW_WATER are left, so a steady stream of creations
+ * seldom waits for either. A process that dies leaves at most LOW_WATER + RESERVOIR_SIZE indices of a space unused:
+ * fewer than the 20-address gap limit with which wallets restore an HD seed, so a restored wallet still finds every
+ * later address.
+ *
+ * Pools are per index space (all EVM chains share one): every chain of a space derives the same address at an index.
+ */
+export const RESERVOIR_SIZE = 10;
+const LOW_WATER = 4;
+
+export interface PooledAddress {
+  index: number;
+  address: string;
+}
+
+export function createAddressPool(deps: {
+  fetchIndices: (space: string, isTest: boolean, count: number) => Promise<number[]>;
+  deriveMany: (chain: ChainId, isTest: boolean, indices: readonly number[]) => Promise<string[]>;
+  size?: number;
+}) {
+  const size = deps.size ?? RESERVOIR_SIZE;
+  const ready = new Map<string, PooledAddress[]>();
+  const refills = new Map<string, Promise<void>>();
+
+  function refill(key: string, chain: ChainId, space: string, isTest: boolean): Promise<void> {
+    let running = refills.get(key);
+    if (running === undefined) {
+      running = (async () => {
+        const indices = await deps.fetchIndices(space, isTest, size);
+        const addresses = await deps.deriveMany(chain, isTest, indices);
+        const queue = ready.get(key) ?? [];
+        indices.forEach((index, i) => {
+          const address = addresses[i];
+          if (address === undefined) throw new Error('derivation returned fewer addresses than indices');
+          queue.push({ index, address });
+        });
+        ready.set(key, queue);
+      })().finally(() => refills.delete(key));
+      refills.set(key, running);
+    }
+    return running;
+  }
+
+  return {
+    /**
+     * A fresh index and its address for `chain` in this mode. Take it before opening a transaction: a refill queries
+     * the database, which on the single-connection embedded engine would wait forever behind an open transaction.
+     */
+    async take(chain: ChainId, isTest: boolean): Promise<PooledAddress> {
+      const space = indexSpace(chain);
+      const key = `${space}:${isTest}`;
+      for (;;) {
+        const queue = ready.get(key);
+        const next = queue?.shift();
+        if (next !== undefined) {
+          if ((queue?.length ?? 0) <= LOW_WATER && !refills.has(key)) {
+            // Ahead of need; a failure here is met again (and thrown) by the take that waits for the next refill.
+            refill(key, chain, space, isTest).catch(() => {});
+          }
+          return next;
+        }
+        await refill(key, chain, space, isTest);
+      }
+    },
+  };
+}
