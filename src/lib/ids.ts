@@ -37,15 +37,30 @@ export function newId(prefix: IdPrefix): string {
   return `${prefix}_${randomToken(20)}`;
 }
 
-/** UUID v7 (RFC 9562): 48-bit millisecond timestamp then randomness, so ids sort by creation time. */
+/** The millisecond of the last UUID made here, and the 12-bit counter (rand_a) used in it. */
+let lastMs = -1;
+let counter = 0;
+
+/**
+ * UUID v7 (RFC 9562): 48-bit millisecond timestamp, then a 12-bit counter (RFC 9562 method 1), then randomness, so ids
+ * sort by creation time, also among those made in the same millisecond by this process. The counter starts at a
+ * random value below 2048 each millisecond; in the rare millisecond that uses it up, the rest get random values.
+ */
 export function uuidv7(now: number = Date.now()): string {
   const bytes = randomBytes(16);
+  if (now === lastMs && counter < 0xfff) {
+    counter += 1;
+  } else {
+    counter = ((bytes[6]! << 8) | bytes[7]!) & 0x7ff;
+    lastMs = now;
+  }
   let ms = BigInt(now);
   for (let i = 5; i >= 0; i--) {
     bytes[i] = Number(ms & 0xffn);
     ms >>= 8n;
   }
-  bytes[6] = (bytes[6]! & 0x0f) | 0x70;
+  bytes[6] = 0x70 | (counter >> 8);
+  bytes[7] = counter & 0xff;
   bytes[8] = (bytes[8]! & 0x3f) | 0x80;
   const hex = bytes.toString('hex');
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
