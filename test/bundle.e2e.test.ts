@@ -6,11 +6,11 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, mkdtempSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
+import { freePort } from './support/net.ts';
 
 interface BundleModule {
   root: string;
@@ -32,21 +32,6 @@ afterAll(() => {
   for (const child of running) child.kill('SIGKILL');
   for (const dir of tempDirs) rmSync(dir, { recursive: true, force: true });
 });
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() =>
-        typeof address === 'object' && address !== null
-          ? resolve(address.port)
-          : reject(new Error('no port')),
-      );
-    });
-  });
-}
 
 describe('which code runs', () => {
   const dir = join(scratch, 'manifest');

@@ -1,7 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { createHmac, randomBytes } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Hex } from 'viem';
@@ -10,6 +9,7 @@ import { createAddressDeriver, MAX_DERIVATION_INDEX } from '../src/modules/chain
 import { type Anvil, startAnvil } from './support/anvil.ts';
 import { type EvmTestChain, setUpEvmChain } from './support/evm.ts';
 import { strongPassword, testMnemonic, uniqueEmail } from './support/harness.ts';
+import { freePort } from './support/net.ts';
 import { startTcpProxy, type TcpProxy } from './support/tcp-proxy.ts';
 import { selfSignedCertificate } from './support/tls.ts';
 import { createIsolatedDatabase, type Receiver, startReceiver, waitFor } from './support/webhooks.ts';
@@ -48,18 +48,6 @@ interface Merchant {
   payout: Hex;
   /** The signing secret of the merchant's live endpoint (on `liveReceiver`). */
   liveSecret: string;
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address !== null ? address.port : 0;
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 const randomAddress = (): Hex => `0x${randomBytes(20).toString('hex')}`;

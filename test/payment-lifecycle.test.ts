@@ -1,12 +1,12 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { freePort } from './support/net.ts';
 import { createIsolatedDatabase, type Receiver, startReceiver, waitFor } from './support/webhooks.ts';
 
 /**
@@ -37,17 +37,6 @@ let base = '';
 let receiver: Receiver;
 let dataDir = '';
 let dropDatabase: (() => Promise<void>) | undefined;
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => resolve(typeof address === 'object' && address !== null ? address.port : 0));
-    });
-  });
-}
 
 async function api(
   method: 'GET' | 'POST' | 'PUT' | 'PATCH',

@@ -6,13 +6,13 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { PGlite } from '@electric-sql/pglite';
 import { afterAll, describe, expect, it } from 'vitest';
 import { testMnemonic } from './support/harness.ts';
+import { freePort } from './support/net.ts';
 
 const root = fileURLToPath(new URL('../', import.meta.url));
 const tempDirs: string[] = [];
@@ -27,21 +27,6 @@ function tempDir(): string {
   const dir = mkdtempSync(join(tmpdir(), 'svc-e2e-'));
   tempDirs.push(dir);
   return dir;
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() =>
-        typeof address === 'object' && address !== null
-          ? resolve(address.port)
-          : reject(new Error('no port')),
-      );
-    });
-  });
 }
 
 /** The child's environment: this machine's, without anything of ours (so the embedded default applies), plus env. */

@@ -1,7 +1,6 @@
 import { spawn } from 'node:child_process';
 import { createHmac } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { sql } from 'drizzle-orm';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -17,6 +16,7 @@ import {
   type Merchant,
   type TestApp,
 } from './support/harness.ts';
+import { freePort } from './support/net.ts';
 import {
   createIsolatedDatabase,
   type ReceivedRequest,
@@ -717,11 +717,3 @@ describe('webhook delivery', () => {
     expect(r.requests).toHaveLength(0);
   });
 });
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}

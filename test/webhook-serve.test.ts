@@ -1,10 +1,10 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { createHmac } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { freePort } from './support/net.ts';
 import { type Receiver, startReceiver, waitFor } from './support/webhooks.ts';
 
 /** The real program: `svc serve` on its embedded database runs the delivery worker beside the API. */
@@ -15,14 +15,6 @@ afterAll(async () => {
   child?.kill('SIGKILL');
   await receiver?.close();
 });
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
 
 // It always runs on the embedded database, so the PostgreSQL run of the suite need not repeat it.
 describe.skipIf(Boolean(process.env.DATABASE_URL))('svc serve (embedded database; once per suite)', () => {

@@ -6,6 +6,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { type BrowserContext, chromium, type Page } from 'playwright-core';
+import { freePort } from '../support/net.ts';
 
 /** Debian's Chromium; `.ci/run` installs it with `apt-get install -y chromium`. */
 export const chromiumPath = '/usr/bin/chromium';
@@ -32,14 +33,6 @@ export function ensureDashboardBuilt(): void {
   const index = join(dashboardDir, 'dist', 'index.html');
   if (existsSync(index) && statSync(index).mtimeMs >= newestMtime(dashboardDir)) return;
   execFileSync(process.execPath, [join(dashboardDir, 'build.mjs')], { cwd: repoRoot, stdio: 'pipe' });
-}
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
-  const { port } = server.address() as AddressInfo;
-  await new Promise<void>((done) => server.close(() => done()));
-  return port;
 }
 
 export interface RunningProgram {

@@ -1,7 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pino } from 'pino';
@@ -14,6 +13,7 @@ import { type Anvil, rpcCall, startAnvil } from '../../support/anvil.ts';
 import { compileContracts } from '../../support/contracts.ts';
 import { tokenAbi, USDC_MAINNET } from '../../support/evm.ts';
 import { testMnemonic } from '../../support/harness.ts';
+import { freePort } from '../../support/net.ts';
 import { defineScenario, type Measurement, measurement } from '../lib/scenario.ts';
 import { median, round } from '../lib/stats.ts';
 
@@ -103,18 +103,6 @@ async function setUpToken(anvil: Anvil, owner: Hex): Promise<void> {
     },
   ]);
   await anvil.rpc('anvil_mine', ['0x1']);
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address !== null ? address.port : 0;
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 async function scannerShare(
