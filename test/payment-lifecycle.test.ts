@@ -7,7 +7,13 @@ import { fileURLToPath } from 'node:url';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from './support/net.ts';
-import { createIsolatedDatabase, type Receiver, startReceiver, waitFor } from './support/webhooks.ts';
+import {
+  createIsolatedDatabase,
+  type Receiver,
+  seedPayloadFields,
+  startReceiver,
+  waitFor,
+} from './support/webhooks.ts';
 
 /**
  * The payment lifecycle through the running program: `node --import tsx src/main.ts serve` as a child process with
@@ -17,19 +23,6 @@ import { createIsolatedDatabase, type Receiver, startReceiver, waitFor } from '.
  */
 
 const repoRoot = fileURLToPath(new URL('../', import.meta.url));
-const seedFields = [
-  'event',
-  'payment_id',
-  'status',
-  'amount',
-  'currency',
-  'chain',
-  'tx_hash',
-  'received_amount_native',
-  'expected_amount_native',
-  'is_test',
-  'timestamp',
-];
 
 let child: ChildProcess | undefined;
 let output = '';
@@ -271,7 +264,7 @@ describe('payment lifecycle through the running program', () => {
       expect(signatureValid(secret, req.body, req.headers['x-service-signature']), type).toBe(true);
       expect(req.headers['x-service-timestamp']).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
       expect(req.headers['content-type']).toMatch(/^application\/json/);
-      expect(Object.keys(body)).toEqual(seedFields);
+      expect(Object.keys(body)).toEqual(seedPayloadFields);
       expect(body).toMatchObject({
         event: type,
         payment_id: id,

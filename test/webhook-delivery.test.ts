@@ -22,6 +22,7 @@ import {
   type ReceivedRequest,
   type Receiver,
   type ReceiverAction,
+  seedPayloadFields,
   sleep,
   startReceiver,
   waitFor,
@@ -166,19 +167,7 @@ describe('webhook delivery', () => {
         '"received_amount_native":"0.006301","expected_amount_native":"0.006301","is_test":true,' +
         '"timestamp":"2026-03-04T05:06:07.089Z"}',
     );
-    expect(Object.keys(JSON.parse(body))).toEqual([
-      'event',
-      'payment_id',
-      'status',
-      'amount',
-      'currency',
-      'chain',
-      'tx_hash',
-      'received_amount_native',
-      'expected_amount_native',
-      'is_test',
-      'timestamp',
-    ]);
+    expect(Object.keys(JSON.parse(body))).toEqual(seedPayloadFields);
     const h = received!.headers;
     expect(h['content-type']).toBe('application/json');
     expect(h['x-service-event-id']).toBe(eventId);

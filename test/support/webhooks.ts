@@ -7,6 +7,21 @@ import { type Database, fromPool } from '../../src/db/client.ts';
 import { migrateDatabase } from '../../src/db/migrate.ts';
 import { createTestDatabase } from './harness.ts';
 
+/** The fields of a webhook payload, in order, as the seed (interface-spec 4.1) lists them: the tests' own copy. */
+export const seedPayloadFields = [
+  'event',
+  'payment_id',
+  'status',
+  'amount',
+  'currency',
+  'chain',
+  'tx_hash',
+  'received_amount_native',
+  'expected_amount_native',
+  'is_test',
+  'timestamp',
+];
+
 /** One request as a receiver saw it: raw body bytes and headers as sent. */
 export interface ReceivedRequest {
   method: string;

@@ -9,7 +9,7 @@ import {
   manualClock,
   type TestApp,
 } from '../../../test/support/harness.ts';
-import { createIsolatedDatabase } from '../../../test/support/webhooks.ts';
+import { createIsolatedDatabase, seedPayloadFields } from '../../../test/support/webhooks.ts';
 import { queryRows } from '../../db/client.ts';
 import { toBaseUnits } from '../../lib/money.ts';
 import type { SimulatedChain } from '../chains/simulated/chain.ts';
@@ -143,19 +143,7 @@ describe('watcher on the simulated chain', () => {
     expect(view.deposits[0].state).toBe('final');
     const events = await eventsOf(p.payment_id);
     expect(events.map((event) => event.type)).toEqual(['payment.confirmed']);
-    expect(Object.keys(events[0]?.body ?? {})).toEqual([
-      'event',
-      'payment_id',
-      'status',
-      'amount',
-      'currency',
-      'chain',
-      'tx_hash',
-      'received_amount_native',
-      'expected_amount_native',
-      'is_test',
-      'timestamp',
-    ]);
+    expect(Object.keys(events[0]?.body ?? {})).toEqual(seedPayloadFields);
     expect(events[0]?.body).toMatchObject({
       event: 'payment.confirmed',
       payment_id: p.payment_id,
