@@ -84,18 +84,8 @@ async function main(argv: string[]): Promise<void> {
   }
 
   if (role === 'migrate') {
-    const [{ openDatabase }, { migrateDatabase }] = await Promise.all([
-      import('./db/client.ts'),
-      import('./db/migrate.ts'),
-    ]);
-    const database = await openDatabase({
-      databaseUrl: config.databaseUrl,
-      dataDir: config.dataDir,
-      poolSize: config.databasePoolSize,
-      engine,
-    });
-    logger.info({ database: database.kind }, 'database open');
-    await migrateDatabase(database);
+    const { openMigratedDatabase } = await import('./db/migrate.ts');
+    const database = await openMigratedDatabase(config, engine, logger);
     logger.info('migrations applied');
     await database.close();
     return;

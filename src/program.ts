@@ -2,8 +2,7 @@ import type { PGlite } from '@electric-sql/pglite';
 import type { Logger } from 'pino';
 import { buildApp } from './app.ts';
 import type { Config } from './config.ts';
-import { openDatabase } from './db/client.ts';
-import { migrateDatabase } from './db/migrate.ts';
+import { openMigratedDatabase } from './db/migrate.ts';
 import { systemClock } from './lib/clock.ts';
 import { evmReadiness } from './modules/chains/evm/index.ts';
 import { createSettlementJobs } from './modules/settlement/jobs.ts';
@@ -23,14 +22,7 @@ export interface ProgramOptions {
  * migrations, the services, the HTTP API, the background workers, and a clean shutdown on SIGTERM/SIGINT.
  */
 export async function runProgram({ role, config, logger, engine }: ProgramOptions): Promise<void> {
-  const database = await openDatabase({
-    databaseUrl: config.databaseUrl,
-    dataDir: config.dataDir,
-    poolSize: config.databasePoolSize,
-    engine,
-  });
-  logger.info({ database: database.kind }, 'database open');
-  await migrateDatabase(database);
+  const database = await openMigratedDatabase(config, engine, logger);
 
   const clock = systemClock;
   const services = buildServices({ config, database, clock, logger });

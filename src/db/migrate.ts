@@ -1,9 +1,12 @@
 import { fileURLToPath } from 'node:url';
+import type { PGlite } from '@electric-sql/pglite';
 import { drizzle as drizzlePg } from 'drizzle-orm/node-postgres';
 import { migrate as migratePg } from 'drizzle-orm/node-postgres/migrator';
 import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
 import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
-import type { Database } from './client.ts';
+import type { Logger } from 'pino';
+import type { Config } from '../config.ts';
+import { type Database, openDatabase } from './client.ts';
 
 export const migrationsFolder = fileURLToPath(new URL('../../drizzle', import.meta.url));
 
@@ -24,4 +27,21 @@ export async function migrateDatabase(database: Database): Promise<void> {
     await client.query('select pg_advisory_unlock($1)', [MIGRATION_LOCK]).catch(() => {});
     client.release();
   }
+}
+
+/** The program's database as the configuration names it (the embedded engine already starting, if any), migrated. */
+export async function openMigratedDatabase(
+  config: Pick<Config, 'databaseUrl' | 'dataDir' | 'databasePoolSize'>,
+  engine: Promise<PGlite> | undefined,
+  logger: Logger,
+): Promise<Database> {
+  const database = await openDatabase({
+    databaseUrl: config.databaseUrl,
+    dataDir: config.dataDir,
+    poolSize: config.databasePoolSize,
+    engine,
+  });
+  logger.info({ database: database.kind }, 'database open');
+  await migrateDatabase(database);
+  return database;
 }
