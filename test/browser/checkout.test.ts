@@ -7,9 +7,9 @@ import {
   apiCall,
   type Browser,
   ensureDashboardBuilt,
-  hasChromium,
   launchBrowser,
   type RunningProgram,
+  runBrowserTests,
   screenshot,
   screenshotDir,
   skipReason,
@@ -31,7 +31,7 @@ const statuses = ['pending', 'confirming', 'underpaid', 'overpaid', 'completed',
 
 const statusOf = (page: Page) => page.locator('#page').getAttribute('data-status');
 
-if (!hasChromium) {
+if (!runBrowserTests) {
   it.skip(skipReason, () => {});
 } else {
   describe('hosted checkout in Chromium', () => {

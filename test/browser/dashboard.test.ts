@@ -7,10 +7,10 @@ import {
   apiCall,
   type Browser,
   ensureDashboardBuilt,
-  hasChromium,
   launchBrowser,
   type ReceivedRequest,
   type RunningProgram,
+  runBrowserTests,
   screenshot,
   screenshotDir,
   skipReason,
@@ -53,7 +53,7 @@ async function expectContentOrPlainError(page: Page, content: string | RegExp) {
   expect(await page.getByText('Something went wrong in the dashboard').count()).toBe(0);
 }
 
-if (!hasChromium) {
+if (!runBrowserTests) {
   it.skip(skipReason, () => {});
 } else {
   describe('merchant dashboard in Chromium', () => {
