@@ -21,6 +21,13 @@ export interface DerivationThread {
   close(): Promise<void>;
 }
 
+/** The addresses at `indices`, derived here on the calling thread (the thread's fallback, and its stand-in). */
+export function deriveOnThisThread(
+  deriver: AddressDeriver,
+): (chain: ChainId, isTest: boolean, indices: readonly number[]) => string[] {
+  return (chain, isTest, indices) => indices.map((index) => deriver.deriveAddress(chain, isTest, index));
+}
+
 export function createDerivationThread(deps: {
   seeds: { testMnemonic: string; liveMnemonic: string | undefined };
   /** The main thread's deriver: used until the thread is ready and whenever it is not usable. */
@@ -37,8 +44,7 @@ export function createDerivationThread(deps: {
   let nextId = 1;
   const pending = new Map<number, { resolve(addresses: string[]): void; reject(error: Error): void }>();
 
-  const inline = (chain: ChainId, isTest: boolean, indices: readonly number[]) =>
-    indices.map((index) => deps.deriver.deriveAddress(chain, isTest, index));
+  const inline = deriveOnThisThread(deps.deriver);
 
   function fail(error: Error): void {
     if (broken) return;

@@ -7,7 +7,7 @@ import { AppError } from '../../lib/errors.ts';
 import { uuidv7 } from '../../lib/ids.ts';
 import { convertToBaseUnits, fromBaseUnits, ratioFromDecimal, toBaseUnits } from '../../lib/money.ts';
 import type { AddressDeriver } from '../chains/derivation.ts';
-import type { DerivationThread } from '../chains/derivation-thread.ts';
+import { type DerivationThread, deriveOnThisThread } from '../chains/derivation-thread.ts';
 import { paymentUri } from '../chains/payment-uri.ts';
 import {
   type ChainId,
@@ -139,11 +139,10 @@ class IdempotencyLost extends Error {}
 
 export function createPaymentsService(deps: PaymentsDeps) {
   const { db, repo, clock, deriver, rates } = deps;
+  const onThisThread = deriveOnThisThread(deriver);
   const addresses = createAddressPool({
     fetchIndices: (space, isTest, count) => repo.allocateDerivationIndices(db, space, isTest, count),
-    deriveMany:
-      deps.deriveMany ??
-      (async (chain, isTest, indices) => indices.map((index) => deriver.deriveAddress(chain, isTest, index))),
+    deriveMany: deps.deriveMany ?? (async (...args) => onThisThread(...args)),
   });
 
   function chainOf(row: Pick<PaymentRow, 'chain'>): ChainInfo {

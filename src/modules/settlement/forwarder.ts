@@ -125,7 +125,8 @@ export function createForwarder(deps: ForwarderDeps) {
     candidates: Array<{ deposit: DepositRow; payment: PaymentRow }>,
   ): Promise<boolean> {
     const nowMs = Date.now();
-    let items = candidates.filter((item) => (dust.get(item.deposit.id) ?? 0) <= nowMs);
+    for (const [id, until] of dust) if (until <= nowMs) dust.delete(id); // priced again from now on
+    let items = candidates.filter((item) => !dust.has(item.deposit.id));
     if (items.length === 0) return false;
     const inputs = new Map<string, ForwardIntent['inputs'][number]>();
     for (const { deposit, payment } of items) {
