@@ -1,4 +1,36 @@
 import { randomBytes } from 'node:crypto';
+import { tmpdir } from 'node:os';
+import { generateMnemonic } from '@scure/bip39';
+import { wordlist } from '@scure/bip39/wordlists/english.js';
+import { type Config, loadConfig } from '../../../src/config.ts';
+
+/**
+ * The configuration of a bench server: production as a merchant runs it (logging at info), rate limits off, on the
+ * embedded database in `dataDir` or on a PostgreSQL URL with fresh secrets.
+ */
+export function benchServerConfig(
+  database: { dataDir: string } | { databaseUrl: string },
+  extra: Record<string, string> = {},
+): Config {
+  return loadConfig({
+    NODE_ENV: 'production',
+    HOST: '127.0.0.1',
+    PORT: '0',
+    LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'info',
+    SVC_RATE_LIMIT_PER_KEY: '0',
+    SVC_RATE_LIMIT_PER_IP: '0',
+    ...('dataDir' in database
+      ? { SVC_DATA_DIR: database.dataDir }
+      : {
+          DATABASE_URL: database.databaseUrl,
+          SVC_DATA_DIR: tmpdir(),
+          SVC_MASTER_KEY: randomBytes(32).toString('base64'),
+          SVC_JWT_SECRET: randomBytes(32).toString('hex'),
+          SVC_TEST_MNEMONIC: generateMnemonic(wordlist, 256),
+        }),
+    ...extra,
+  });
+}
 
 /** Calls the API of a bench server as a client would (JSON in, JSON out); throws on any non-2xx answer. */
 export function apiCaller(base: string) {

@@ -1,22 +1,11 @@
-/**
- * Child process of the `webhooks-get` scenario: the real app (buildApp + buildServices, real x-api-key auth, the
- * production logger writing to /dev/null) and a bare Fastify route doing one primary-key SELECT, both in this one
- * process on the same database handle, each on its own port. The parent loads them one after the other.
- */
-import { randomBytes } from 'node:crypto';
-import { tmpdir } from 'node:os';
-import { generateMnemonic } from '@scure/bip39';
-import { wordlist } from '@scure/bip39/wordlists/english.js';
 import Fastify from 'fastify';
 import { destination } from 'pino';
 import { buildApp } from '../../../src/app.ts';
-import { loadConfig } from '../../../src/config.ts';
-import { openDatabase } from '../../../src/db/client.ts';
-import { migrateDatabase } from '../../../src/db/migrate.ts';
+import { openMigratedDatabase } from '../../../src/db/migrate.ts';
 import { systemClock } from '../../../src/lib/clock.ts';
 import { createLogger } from '../../../src/logger.ts';
 import { buildServices } from '../../../src/services.ts';
-import { apiCaller, benchMerchant, exitWithParent } from '../lib/bench-app.ts';
+import { apiCaller, benchMerchant, benchServerConfig, exitWithParent } from '../lib/bench-app.ts';
 import { reportError, reportReady, serveCpuUsage } from '../lib/child.ts';
 
 export interface WebhooksGetTarget {
@@ -32,31 +21,12 @@ export interface WebhooksGetReady {
 
 async function main(): Promise<void> {
   const target = JSON.parse(process.env.BENCH_TARGET ?? '{}') as WebhooksGetTarget;
-  const config = loadConfig({
-    NODE_ENV: 'production',
-    HOST: '127.0.0.1',
-    PORT: '0',
-    LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'info',
-    SVC_RATE_LIMIT_PER_KEY: '0',
-    SVC_RATE_LIMIT_PER_IP: '0',
-    ...(target.kind === 'pglite'
-      ? { SVC_DATA_DIR: target.location }
-      : {
-          DATABASE_URL: target.location,
-          SVC_DATA_DIR: tmpdir(),
-          SVC_MASTER_KEY: randomBytes(32).toString('base64'),
-          SVC_JWT_SECRET: randomBytes(32).toString('hex'),
-          SVC_TEST_MNEMONIC: generateMnemonic(wordlist, 256),
-        }),
-  });
+  const config = benchServerConfig(
+    target.kind === 'pglite' ? { dataDir: target.location } : { databaseUrl: target.location },
+  );
   // Requests are logged as in production (level info), into /dev/null so the terminal stays readable.
   const logger = createLogger(config, destination({ dest: '/dev/null', sync: false }));
-  const database = await openDatabase({
-    databaseUrl: config.databaseUrl,
-    dataDir: config.dataDir,
-    poolSize: config.databasePoolSize,
-  });
-  await migrateDatabase(database);
+  const database = await openMigratedDatabase(config, undefined, logger);
   // The URL check resolves names over the network; the registered URL does not matter to a GET.
   const services = buildServices({ config, database, clock: systemClock, checkWebhookUrl: async () => {} });
   const app = await buildApp({ config, database, services, logger });
