@@ -239,6 +239,20 @@ describe('svc on the embedded default', () => {
     await expectSurvived(second.base, account);
     expect(await second.stop()).toBe(0);
     expect(second.output()).not.toMatch(/Generated/);
+    // One access-log line per request, when it completes, with what an operator looks for.
+    const accessLines = second
+      .output()
+      .split('\n')
+      .filter((line) => line.includes('"msg":"request completed"'));
+    expect(accessLines.length).toBeGreaterThan(0);
+    expect(JSON.parse(accessLines[0] ?? '{}')).toMatchObject({
+      reqId: expect.stringMatching(/^req_/),
+      method: expect.any(String),
+      url: expect.any(String),
+      statusCode: expect.any(Number),
+      responseTime: expect.any(Number),
+    });
+    expect(second.output()).not.toContain('"msg":"incoming request"');
     // The same secrets, not new ones: a new master key could not open the stored signing secrets.
     expect(JSON.parse(readFileSync(secretsFile, 'utf8'))).toEqual(secrets);
 
