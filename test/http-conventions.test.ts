@@ -106,6 +106,27 @@ describe('HTTP conventions', () => {
     const docs = await t.app.inject({ method: 'GET', url: '/docs/' });
     expect(docs.statusCode).toBe(200);
     expect(docs.headers['content-type']).toContain('text/html');
+    expect(docs.body).toContain('swagger-ui-bundle.js');
+  });
+
+  it('serves Swagger UI under /docs from an app built on first use, with the same document', async () => {
+    const [docsJson, spec] = await Promise.all([
+      t.app.inject({ method: 'GET', url: '/docs/json' }),
+      t.app.inject({ method: 'GET', url: '/v1/openapi.json' }),
+    ]);
+    expect(docsJson.statusCode).toBe(200);
+    expect(docsJson.json()).toEqual(spec.json());
+    const script = await t.app.inject({ method: 'GET', url: '/docs/static/swagger-ui-bundle.js' });
+    expect(script.statusCode).toBe(200);
+    expect(script.headers['content-type']).toContain('javascript');
+    expect(Number(script.headers['content-length'])).toBe(script.rawPayload.length);
+    expect(script.headers['x-request-id']).toMatch(/^req_/);
+    const head = await t.app.inject({ method: 'HEAD', url: '/docs/static/swagger-ui.css' });
+    expect(head.statusCode).toBe(200);
+    expect(head.headers['content-type']).toContain('text/css');
+    const missing = await t.app.inject({ method: 'GET', url: '/docs/static/nothing-here.js' });
+    expect(missing.statusCode).toBe(404);
+    expectErrorShape(missing.json(), 'route_not_found');
   });
 
   it('rate-limits per client IP and per key with 429 and Retry-After', async () => {
