@@ -5,6 +5,7 @@ import { PGlite } from '@electric-sql/pglite';
 import pg from 'pg';
 import type { TestProject } from 'vitest/node';
 import { fromPglite, fromPool } from '../../src/db/client.ts';
+import { embeddedEngineOptions } from '../../src/db/embedded.ts';
 import { migrateDatabase } from '../../src/db/migrate.ts';
 
 declare module 'vitest' {
@@ -27,7 +28,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
     return async () => {};
   }
   const dir = mkdtempSync(join(tmpdir(), 'svc-test-'));
-  const client = await PGlite.create();
+  const client = await PGlite.create(embeddedEngineOptions);
   await migrateDatabase(fromPglite(client));
   const dump = await client.dumpDataDir('none');
   const file = join(dir, 'migrated.tar');

@@ -9,6 +9,7 @@ import { inject } from 'vitest';
 import { buildApp } from '../../src/app.ts';
 import { type Config, loadConfig } from '../../src/config.ts';
 import { type Database, fromPglite, fromPool } from '../../src/db/client.ts';
+import { embeddedEngineOptions } from '../../src/db/embedded.ts';
 import { type Clock, manualClock, systemClock } from '../../src/lib/clock.ts';
 import { buildServices, type ServiceDeps, type Services } from '../../src/services.ts';
 
@@ -18,7 +19,7 @@ export async function createTestDatabase(): Promise<Database> {
     return fromPool(new pg.Pool({ connectionString: process.env.DATABASE_URL, max: 10 }));
   }
   const dump = readFileSync(inject('pgliteDump'));
-  const client = await PGlite.create({ loadDataDir: new Blob([dump]) });
+  const client = await PGlite.create({ ...embeddedEngineOptions, loadDataDir: new Blob([dump]) });
   return fromPglite(client);
 }
 
