@@ -1,15 +1,16 @@
 /**
  * `svc <role>`: checks the role and the configuration, then runs the program (program.ts).
  *
- * Start-up does two things side by side: the embedded PostgreSQL boots (its WebAssembly compiles on background
- * threads) while the rest of the program's modules load (program.ts is a chunk of its own in the bundle that
- * `npm start` runs, bin/bundle.mjs). On a restart the engine starts first of all, before the configuration loads.
+ * Start-up does two things side by side: the embedded PostgreSQL opens on a thread of its own (db/engine-thread.ts)
+ * while this thread loads the rest of the program (program.ts is a chunk of its own in the bundle that `npm start`
+ * runs, bin/bundle.mjs) and builds the HTTP app. On a restart the engine starts first of all, before the
+ * configuration loads.
  * So this file imports only what it needs to get that far, and a bad role or configuration fails fast;
  * `npm run bench -- startup` measures the result. Add new start-up work to program.ts, not here.
  */
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import type { PGlite } from '@electric-sql/pglite';
+import type { EngineThread } from './db/engine-thread.ts';
 
 const roles = ['serve', 'api', 'worker', 'migrate'] as const;
 type Role = (typeof roles)[number];
@@ -45,12 +46,8 @@ async function main(argv: string[]): Promise<void> {
   const role = roleArg as Role;
 
   const earlyDir = existingEmbeddedDir(process.env);
-  let engine: Promise<PGlite> | undefined =
-    earlyDir === undefined
-      ? undefined
-      : import('./db/embedded.ts').then(({ startEmbeddedEngine }) => startEmbeddedEngine(earlyDir));
-  // Awaited (and its failure reported) once the program has loaded; until then it must not count as unhandled.
-  engine?.catch(() => {});
+  let engine: EngineThread | undefined =
+    earlyDir === undefined ? undefined : (await import('./db/embedded.ts')).startEmbeddedEngine(earlyDir);
 
   const [{ ConfigError, loadConfig }, { createLogger }] = await Promise.all([
     import('./config.ts'),
@@ -63,7 +60,7 @@ async function main(argv: string[]): Promise<void> {
     if (error instanceof ConfigError) {
       process.stderr.write(`${error.message}\n`);
       // An engine already opening is closed cleanly before the exit.
-      await engine?.then((db) => db.close()).catch(() => {});
+      await engine?.close().catch(() => {});
       process.exit(78);
     }
     throw error;
@@ -74,13 +71,12 @@ async function main(argv: string[]): Promise<void> {
 
   if (engine !== undefined && (config.databaseUrl !== undefined || config.dataDir !== earlyDir)) {
     // Cannot happen while existingEmbeddedDir reads the environment as loadConfig does; never use the wrong one.
-    await engine.then((db) => db.close()).catch(() => {});
+    await engine.close().catch(() => {});
     engine = undefined;
   }
   if (engine === undefined && config.databaseUrl === undefined) {
     const { startEmbeddedEngine } = await import('./db/embedded.ts');
     engine = startEmbeddedEngine(config.dataDir);
-    engine.catch(() => {});
   }
 
   if (role === 'migrate') {

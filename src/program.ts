@@ -1,8 +1,9 @@
-import type { PGlite } from '@electric-sql/pglite';
 import type { Logger } from 'pino';
 import { buildApp } from './app.ts';
 import type { Config } from './config.ts';
-import { openMigratedDatabase } from './db/migrate.ts';
+import { openDatabase } from './db/client.ts';
+import type { EmbeddedClient } from './db/engine-thread.ts';
+import { migrateDatabase } from './db/migrate.ts';
 import { systemClock } from './lib/clock.ts';
 import { evmReadiness } from './modules/chains/evm/index.ts';
 import { createSettlementJobs } from './modules/settlement/jobs.ts';
@@ -14,7 +15,7 @@ export interface ProgramOptions {
   config: Config;
   logger: Logger;
   /** The embedded engine main.ts started while this module loaded; undefined with DATABASE_URL. */
-  engine: Promise<PGlite> | undefined;
+  engine: EmbeddedClient | undefined;
 }
 
 /**
@@ -22,7 +23,18 @@ export interface ProgramOptions {
  * migrations, the services, the HTTP API, the background workers, and a clean shutdown on SIGTERM/SIGINT.
  */
 export async function runProgram({ role, config, logger, engine }: ProgramOptions): Promise<void> {
-  const database = await openMigratedDatabase(config, engine, logger);
+  const database = await openDatabase({
+    databaseUrl: config.databaseUrl,
+    dataDir: config.dataDir,
+    poolSize: config.databasePoolSize,
+    engine,
+  });
+  // The embedded engine may still be opening on its thread: migrations wait for it, while this thread builds the
+  // services and the HTTP app, which need no database yet. Nothing listens or runs before the migrations are done.
+  const migrated = migrateDatabase(database).then(() =>
+    logger.info({ database: database.kind }, 'database open'),
+  );
+  migrated.catch(() => {}); // awaited below, after the build
 
   const clock = systemClock;
   const services = buildServices({ config, database, clock, logger });
@@ -36,8 +48,12 @@ export async function runProgram({ role, config, logger, engine }: ProgramOption
   // The API listens first and the workers start right after it: their first rounds (a block on each simulated
   // chain, polls, expiry) would otherwise compete with building the app on the one embedded database connection.
   // Readiness waits for both.
-  if (role === 'serve' || role === 'api') {
-    const app = await buildApp({ config, database, services, logger, readinessChecks });
+  const app =
+    role === 'serve' || role === 'api'
+      ? await buildApp({ config, database, services, logger, readinessChecks })
+      : undefined;
+  await migrated;
+  if (app !== undefined) {
     await app.listen({ port: config.port, host: config.host });
     logger.info({ url: config.publicUrl, docs: `${config.publicUrl}/docs` }, `svc ${role} listening`);
     stopApi.push(() => app.close());

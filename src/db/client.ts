@@ -1,10 +1,11 @@
-import { type PGlite, types } from '@electric-sql/pglite';
+import type { PGlite } from '@electric-sql/pglite';
 import type { ExtractTablesWithRelations, SQL } from 'drizzle-orm';
 import { drizzle as drizzlePg } from 'drizzle-orm/node-postgres';
 import type { PgDatabase, PgQueryResultHKT, PgTransaction } from 'drizzle-orm/pg-core';
 import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
 import pg from 'pg';
-import { startEmbeddedEngine } from './embedded.ts';
+import { keepAsTextTypes, startEmbeddedEngine } from './embedded.ts';
+import type { EmbeddedClient } from './engine-thread.ts';
 import * as schema from './schema/index.ts';
 
 export type Schema = typeof schema;
@@ -15,8 +16,8 @@ export type Tx = PgTransaction<PgQueryResultHKT, Schema, ExtractTablesWithRelati
 export interface Database {
   db: Db;
   kind: 'pglite' | 'postgres';
-  /** The embedded engine, when that is what runs (tests clone it). */
-  pglite: PGlite | undefined;
+  /** The embedded engine, when that is what runs: its thread in the program, a PGlite of their own in tests. */
+  embedded: EmbeddedClient | undefined;
   /** The server pool, when a PostgreSQL server is used. */
   pool: pg.Pool | undefined;
   close(): Promise<void>;
@@ -30,30 +31,19 @@ export function fromPool(pool: pg.Pool): Database {
   return {
     db: drizzlePg({ client: pool, schema }) as unknown as Db,
     kind: 'postgres',
-    pglite: undefined,
+    embedded: undefined,
     pool,
     close: () => pool.end(),
   };
 }
 
 /**
- * The parsers drizzle passes with every PGlite query: date and time types stay strings (drizzle's columns map them).
- * PGlite merges per-query parsers into its whole table of ~300 parsers on every query, about 100 µs each time, so
- * these are installed on the instance once instead (see withoutPerQueryParsers; src/db/client.test.ts checks that
- * results are the same).
+ * The parsers drizzle passes with every PGlite query leave date and time types as strings (drizzle's columns map
+ * them): keepAsTextTypes. PGlite merges per-query parsers into its whole table of ~300 parsers on every query, about
+ * 100 µs each time, so these are installed on the instance once instead (see withoutPerQueryParsers;
+ * src/db/client.test.ts checks that results are the same). The engine thread installs the same ones on its side.
  */
 const keepAsString = (value: string) => value;
-const drizzleParsers = {
-  [types.TIMESTAMP]: keepAsString,
-  [types.TIMESTAMPTZ]: keepAsString,
-  [types.INTERVAL]: keepAsString,
-  [types.DATE]: keepAsString,
-  1231: keepAsString, // numeric[]
-  1115: keepAsString, // timestamp[]
-  1185: keepAsString, // timestamptz[]
-  1187: keepAsString, // interval[]
-  1182: keepAsString, // date[]
-};
 
 type Queryable = Pick<PGlite, 'query'>;
 
@@ -79,15 +69,26 @@ function withoutPerQueryParsers<T extends Queryable>(target: T): T {
   });
 }
 
-export function fromPglite(client: PGlite): Database {
-  Object.assign(client.parsers, drizzleParsers);
+/** drizzle over an embedded engine: its PGlite driver asks only for `query` and `transaction`, which both offer. */
+export function drizzleOver(client: EmbeddedClient): Db {
+  return drizzlePglite({ client: client as unknown as PGlite, schema }) as unknown as Db;
+}
+
+/** The engine thread (or any EmbeddedClient that parses values as the program's engine does) as the database. */
+export function fromEmbedded(client: EmbeddedClient): Database {
   return {
-    db: drizzlePglite({ client: withoutPerQueryParsers(client), schema }) as unknown as Db,
+    db: drizzleOver(client),
     kind: 'pglite',
-    pglite: client,
+    embedded: client,
     pool: undefined,
     close: () => client.close(),
   };
+}
+
+/** A PGlite of this thread (the tests' engines) as the database, with the program's parsers installed on it. */
+export function fromPglite(client: PGlite): Database {
+  for (const oid of keepAsTextTypes) client.parsers[oid] = keepAsString;
+  return fromEmbedded(withoutPerQueryParsers(client));
 }
 
 export async function openDatabase(options: {
@@ -95,7 +96,7 @@ export async function openDatabase(options: {
   dataDir: string;
   poolSize?: number;
   /** The embedded engine, when the caller has already started it (see startEmbeddedEngine). */
-  engine?: Promise<PGlite> | undefined;
+  engine?: EmbeddedClient | undefined;
 }): Promise<Database> {
   if (options.databaseUrl !== undefined) {
     const pool = new pg.Pool({ connectionString: options.databaseUrl, max: options.poolSize ?? 20 });
@@ -104,7 +105,8 @@ export async function openDatabase(options: {
     await pool.query('select 1');
     return fromPool(pool);
   }
-  return fromPglite(await (options.engine ?? startEmbeddedEngine(options.dataDir)));
+  // Not waiting for the engine to open: queries wait for it, and the caller can meanwhile do what needs no database.
+  return fromEmbedded(options.engine ?? startEmbeddedEngine(options.dataDir));
 }
 
 /**

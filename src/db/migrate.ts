@@ -1,12 +1,11 @@
 import { fileURLToPath } from 'node:url';
-import type { PGlite } from '@electric-sql/pglite';
 import { drizzle as drizzlePg } from 'drizzle-orm/node-postgres';
 import { migrate as migratePg } from 'drizzle-orm/node-postgres/migrator';
-import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
 import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
 import type { Logger } from 'pino';
 import type { Config } from '../config.ts';
-import { type Database, openDatabase } from './client.ts';
+import { type Database, drizzleOver, openDatabase } from './client.ts';
+import type { EmbeddedClient } from './engine-thread.ts';
 
 export const migrationsFolder = fileURLToPath(new URL('../../drizzle', import.meta.url));
 
@@ -14,8 +13,11 @@ export const migrationsFolder = fileURLToPath(new URL('../../drizzle', import.me
 const MIGRATION_LOCK = 7_300_001;
 
 export async function migrateDatabase(database: Database): Promise<void> {
-  if (database.pglite !== undefined) {
-    await migratePglite(drizzlePglite({ client: database.pglite }), { migrationsFolder });
+  if (database.embedded !== undefined) {
+    // drizzle's PGlite migrator takes its PGlite database; the one over the embedded client is that.
+    await migratePglite(drizzleOver(database.embedded) as Parameters<typeof migratePglite>[0], {
+      migrationsFolder,
+    });
     return;
   }
   if (database.pool === undefined) throw new Error('Database has neither an embedded engine nor a pool');
@@ -32,7 +34,7 @@ export async function migrateDatabase(database: Database): Promise<void> {
 /** The program's database as the configuration names it (the embedded engine already starting, if any), migrated. */
 export async function openMigratedDatabase(
   config: Pick<Config, 'databaseUrl' | 'dataDir' | 'databasePoolSize'>,
-  engine: Promise<PGlite> | undefined,
+  engine: EmbeddedClient | undefined,
   logger: Logger,
 ): Promise<Database> {
   const database = await openDatabase({
@@ -41,7 +43,7 @@ export async function openMigratedDatabase(
     poolSize: config.databasePoolSize,
     engine,
   });
-  logger.info({ database: database.kind }, 'database open');
   await migrateDatabase(database);
+  logger.info({ database: database.kind }, 'database open');
   return database;
 }

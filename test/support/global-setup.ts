@@ -28,7 +28,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
     return async () => {};
   }
   const dir = mkdtempSync(join(tmpdir(), 'svc-test-'));
-  const client = await PGlite.create(embeddedEngineOptions);
+  const client = await PGlite.create(embeddedEngineOptions(PGlite.defaultStartParams));
   await migrateDatabase(fromPglite(client));
   const dump = await client.dumpDataDir('none');
   const file = join(dir, 'migrated.tar');

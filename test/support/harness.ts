@@ -19,7 +19,10 @@ export async function createTestDatabase(): Promise<Database> {
     return fromPool(new pg.Pool({ connectionString: process.env.DATABASE_URL, max: 10 }));
   }
   const dump = readFileSync(inject('pgliteDump'));
-  const client = await PGlite.create({ ...embeddedEngineOptions, loadDataDir: new Blob([dump]) });
+  const client = await PGlite.create({
+    ...embeddedEngineOptions(PGlite.defaultStartParams),
+    loadDataDir: new Blob([dump]),
+  });
   return fromPglite(client);
 }
 

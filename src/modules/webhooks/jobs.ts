@@ -371,8 +371,8 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
   }
 
   async function listen(): Promise<void> {
-    if (database.pglite !== undefined) {
-      unlisten = await database.pglite.listen(DELIVERY_CHANNEL, () => wake());
+    if (database.embedded !== undefined) {
+      unlisten = await database.embedded.listen(DELIVERY_CHANNEL, () => wake());
       return;
     }
     const pool = database.pool;

@@ -45,8 +45,8 @@ async function main(): Promise<void> {
   const selectById = 'select * from webhook_endpoints where id = $1';
   bare.get<{ Params: { id: string } }>('/bare/webhooks/:id', async (request, reply) => {
     const { rows } =
-      database.pglite !== undefined
-        ? await database.pglite.query(selectById, [request.params.id])
+      database.embedded !== undefined
+        ? await database.embedded.query(selectById, [request.params.id])
         : await database.pool!.query({ name: 'bare_select', text: selectById, values: [request.params.id] });
     if (rows.length === 0) return reply.status(404).send({ error: 'not found' });
     return rows[0];
