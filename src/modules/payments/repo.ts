@@ -28,31 +28,43 @@ const paymentColumns = getTableColumns(payments);
 const paymentKeys = Object.keys(paymentColumns) as Array<keyof PaymentRow>;
 
 /**
- * Every column of a payment as a bare placeholder of the same name, for the prepared insert. Bare (inside sql``)
- * because drizzle would otherwise run each column's encoder on the value, null included, which a nullable timestamp
- * does not survive; driverValues encodes instead.
+ * Every column of the `n`th payment of an insert as a bare placeholder (`id_0`, `amount_0`, …), for the prepared
+ * inserts. Bare (inside sql``) because drizzle would otherwise run each column's encoder on the value, null included,
+ * which a nullable timestamp does not survive; driverValues encodes instead.
  */
-const insertPlaceholders = Object.fromEntries(
-  paymentKeys.map((key) => [key, sql`${sql.placeholder(key)}`]),
-) as Record<keyof PaymentRow, SQL>;
+function insertPlaceholders(n: number): Record<keyof PaymentRow, SQL> {
+  return Object.fromEntries(paymentKeys.map((key) => [key, sql`${sql.placeholder(`${key}_${n}`)}`])) as Record<
+    keyof PaymentRow,
+    SQL
+  >;
+}
 
-/** A payment row as the driver takes it: each non-null value through its column's encoder (dates, JSON). */
-function driverValues(row: PaymentRow): Record<string, unknown> {
+/** Payment rows as the driver takes them, named as insertPlaceholders names them: non-null values encoded. */
+function driverValues(rows: readonly PaymentRow[]): Record<string, unknown> {
   const values: Record<string, unknown> = {};
-  for (const key of paymentKeys) {
-    const value = row[key];
-    values[key] = value === null ? null : paymentColumns[key].mapToDriverValue(value);
-  }
+  rows.forEach((row, n) => {
+    for (const key of paymentKeys) {
+      const value = row[key];
+      values[`${key}_${n}`] = value === null ? null : paymentColumns[key].mapToDriverValue(value);
+    }
+  });
   return values;
 }
 
+/** The most payments one prepared insert takes (24 parameters each). */
+export const MAX_INSERT_ROWS = 32;
+
 /**
- * The two statements of the hot paths (creation without an idempotency key, the public checkout read), prepared
- * once: drizzle's query builder costs more per call than PostgreSQL takes to run either, and on PostgreSQL a named
- * statement is parsed and planned once per connection (see webhooks/repo.ts prepareFind).
+ * The statements of the hot paths (creation without an idempotency key, the public checkout read), prepared once:
+ * drizzle's query builder costs more per call than PostgreSQL takes to run either, and on PostgreSQL a named
+ * statement is parsed and planned once per connection (see webhooks/repo.ts prepareFind). Inserts of 1 to
+ * MAX_INSERT_ROWS payments each have their own.
  */
-function prepareInsert(db: Db) {
-  return db.insert(payments).values(insertPlaceholders).prepare('payments_insert');
+function prepareInsert(db: Db, count: number) {
+  return db
+    .insert(payments)
+    .values(Array.from({ length: count }, (_, n) => insertPlaceholders(n)))
+    .prepare(`payments_insert_${count}`);
 }
 
 function prepareFindPublic(db: Db) {
@@ -65,7 +77,7 @@ function prepareFindPublic(db: Db) {
 }
 
 export function createPaymentsRepo(db: Db) {
-  let insertPrepared: ReturnType<typeof prepareInsert> | undefined;
+  const insertsPrepared = new Map<number, ReturnType<typeof prepareInsert>>();
   let findPublicPrepared: ReturnType<typeof prepareFindPublic> | undefined;
   return {
     /**
@@ -89,14 +101,21 @@ export function createPaymentsRepo(db: Db) {
       return rows.map((row) => Number(row.index));
     },
 
-    /** Inserts a payment on `tx`, a transaction or the database itself (then as the prepared statement). */
+    /** Inserts a payment on `tx`, an open transaction. */
     async insert(tx: Db, row: PaymentRow): Promise<void> {
-      if (tx !== db) {
-        await tx.insert(payments).values(row);
-        return;
+      await tx.insert(payments).values(row);
+    },
+
+    /** Inserts up to MAX_INSERT_ROWS payments in one statement (prepared), on the database itself. */
+    async insertMany(rows: readonly PaymentRow[]): Promise<void> {
+      if (rows.length === 0) return;
+      if (rows.length > MAX_INSERT_ROWS) throw new RangeError(`at most ${MAX_INSERT_ROWS} payments at once`);
+      let prepared = insertsPrepared.get(rows.length);
+      if (prepared === undefined) {
+        prepared = prepareInsert(db, rows.length);
+        insertsPrepared.set(rows.length, prepared);
       }
-      insertPrepared ??= prepareInsert(db);
-      await insertPrepared.execute(driverValues(row));
+      await prepared.execute(driverValues(rows));
     },
 
     async find(merchantId: string, isTest: boolean | undefined, id: string): Promise<PaymentRow | undefined> {

@@ -349,6 +349,37 @@ describe('reading payments', () => {
     expect(badLimit.json().error).toMatchObject({ code: 'parameter_invalid', param: 'limit' });
   });
 
+  it('inserts simultaneous creations without a key together, each answered with its own stored payment', async () => {
+    const merchant = await createMerchant(t.app);
+    const responses = await Promise.all(
+      Array.from({ length: 40 }, (_, i) =>
+        create(merchant.testKey, { amount: `${i + 1}`, currency: 'USD', chain: 'ethereum', order_id: `co-${i}` }),
+      ),
+    );
+    const created = responses.map((response) => {
+      expect(response.statusCode).toBe(201);
+      return response.json();
+    });
+    for (const payment of created.slice(0, 5)) {
+      const stored = await t.app.inject({
+        method: 'GET',
+        url: `/v1/payments/${payment.payment_id}`,
+        headers: apiKey(merchant.testKey),
+      });
+      expect(stored.json()).toMatchObject(payment);
+    }
+    // Rows written by one statement share its transaction id: fewer transactions than payments means shared INSERTs.
+    // (Only a server's round trips leave time for creations to gather: a PGlite on the test's own thread has run each
+    // insert before the next creation reaches it. The program's embedded engine, on its own thread, does gather.)
+    const rows = await queryRows<{ order_id: string; amount: string; tx: string }>(
+      t.database.db,
+      sql`select order_id, amount, xmin::text as tx from payments where merchant_id = ${merchant.merchantId}`,
+    );
+    expect(rows).toHaveLength(40);
+    expect(rows.every((row) => row.order_id === `co-${Number(row.amount) - 1}`)).toBe(true);
+    if (t.database.kind === 'postgres') expect(new Set(rows.map((row) => row.tx)).size).toBeLessThan(40);
+  });
+
   it('gives 1,000 payments 1,000 distinct addresses', async () => {
     const merchant = await createMerchant(t.app);
     const chainsToUse = ['ethereum', 'bitcoin', 'solana', 'litecoin'];

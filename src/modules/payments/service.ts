@@ -4,6 +4,7 @@ import type { Principal } from '../../http/auth.ts';
 import { modeForRead, modeForWrite } from '../../http/scope.ts';
 import type { Clock } from '../../lib/clock.ts';
 import { AppError } from '../../lib/errors.ts';
+import { createCoalescer } from '../../lib/coalescer.ts';
 import { uuidv7 } from '../../lib/ids.ts';
 import { convertToBaseUnits, fromBaseUnits, ratioFromDecimal, toBaseUnits } from '../../lib/money.ts';
 import type { AddressDeriver } from '../chains/derivation.ts';
@@ -27,7 +28,7 @@ import { nextState, type Status, toleranceUnits } from '../settlement/state-mach
 import type { EventsService, PaymentEventSnapshot, RecordPaymentEventInput } from '../webhooks/events.ts';
 import { createAddressPool, type PooledAddress } from './address-pool.ts';
 import { canonicalAmount, fiatDecimals } from './amounts.ts';
-import type { IdempotencyRow, PaymentRow, PaymentsRepo } from './repo.ts';
+import { type IdempotencyRow, MAX_INSERT_ROWS, type PaymentRow, type PaymentsRepo } from './repo.ts';
 import type {
   CheckoutView,
   CreatePaymentInput,
@@ -49,6 +50,8 @@ export interface PaymentsDeps {
   deriver: AddressDeriver;
   /** Batch derivation off the request path (the derivation thread); default: `deriver` on this thread. */
   deriveMany?: DerivationThread['deriveMany'];
+  /** How many inserts of creations may run at once before the next ones wait to go together (default 1). */
+  insertsInFlight?: number;
   rates: RateProvider;
   publicUrl: string;
   /** Confirmations a deposit of this chain and mode needs (settlement/confirmations.ts). */
@@ -143,6 +146,15 @@ export function createPaymentsService(deps: PaymentsDeps) {
   const addresses = createAddressPool({
     fetchIndices: (space, isTest, count) => repo.allocateDerivationIndices(db, space, isTest, count),
     deriveMany: deps.deriveMany ?? (async (...args) => onThisThread(...args)),
+  });
+  /**
+   * Creations without an Idempotency-Key, inserted as they come while few inserts run, and under load those that
+   * wait meanwhile together: one statement and round trip for many payments, each answered only once its row is in.
+   */
+  const inserts = createCoalescer<PaymentRow>({
+    run: (rows) => repo.insertMany(rows),
+    maxInFlight: deps.insertsInFlight ?? 1,
+    maxBatch: MAX_INSERT_ROWS,
   });
 
   function chainOf(row: Pick<PaymentRow, 'chain'>): ChainInfo {
@@ -418,17 +430,16 @@ export function createPaymentsService(deps: PaymentsDeps) {
   }
 
   /**
-   * Inserts the payment at its deposit address (index and address from the pool), on `tx` (a transaction, or the
-   * database itself). Callers take the address before any transaction (see the pool's `take`).
+   * A new payment at its deposit address (index and address from the pool; callers take it before any transaction,
+   * see the pool's `take`), as it is to be inserted.
    */
-  async function insertPayment(
-    tx: Db,
+  function newPayment(
     merchantId: string,
     isTest: boolean,
     input: CreatePaymentInput,
     prepared: Awaited<ReturnType<typeof prepare>>,
     deposit: PooledAddress,
-  ) {
+  ): PaymentRow {
     const now = clock.now();
     const row: PaymentRow = {
       id: uuidv7(now.getTime()),
@@ -456,7 +467,6 @@ export function createPaymentsService(deps: PaymentsDeps) {
       createdAt: now,
       updatedAt: now,
     };
-    await repo.insert(tx, row);
     return row;
   }
 
@@ -485,9 +495,11 @@ export function createPaymentsService(deps: PaymentsDeps) {
       const merchantId = principal.merchantId;
       if (idempotencyKey === undefined) {
         const prepared = await prepare(merchantId, isTest, input);
-        // One statement needs no transaction: the index comes from a sequence, the row is inserted on its own.
+        // One statement needs no transaction: the index comes from a sequence, the row is inserted on its own, or
+        // with other creations that wait meanwhile, in one statement (see inserts).
         const deposit = await addresses.take(prepared.chain.id, isTest);
-        const row = await insertPayment(db, merchantId, isTest, input, prepared, deposit);
+        const row = newPayment(merchantId, isTest, input, prepared, deposit);
+        await inserts.add(row);
         return { status: 201, body: toView(row), replayed: false };
       }
 
@@ -515,7 +527,8 @@ export function createPaymentsService(deps: PaymentsDeps) {
             new Date(clock.now().getTime() - IDEMPOTENCY_TTL_MS),
           );
           if (!claimed) throw new IdempotencyLost();
-          const payment = await insertPayment(tx, merchantId, isTest, input, prepared, deposit);
+          const payment = newPayment(merchantId, isTest, input, prepared, deposit);
+          await repo.insert(tx, payment);
           await repo.saveIdempotencyResponse(tx, merchantId, isTest, idempotencyKey, 201, toView(payment));
           return payment;
         });
