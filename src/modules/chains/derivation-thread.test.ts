@@ -11,9 +11,9 @@ describe('derivation thread', () => {
   let mainThreadCalls = 0;
   const counting = {
     ...deriver,
-    deriveAddress: (...args: Parameters<typeof deriver.deriveAddress>) => {
+    deriveAddresses: (...args: Parameters<typeof deriver.deriveAddresses>) => {
       mainThreadCalls += 1;
-      return deriver.deriveAddress(...args);
+      return deriver.deriveAddresses(...args);
     },
   };
   const thread = createDerivationThread({ seeds, deriver: counting });

@@ -25,7 +25,7 @@ export interface DerivationThread {
 export function deriveOnThisThread(
   deriver: AddressDeriver,
 ): (chain: ChainId, isTest: boolean, indices: readonly number[]) => string[] {
-  return (chain, isTest, indices) => indices.map((index) => deriver.deriveAddress(chain, isTest, index));
+  return (chain, isTest, indices) => deriver.deriveAddresses(chain, isTest, indices);
 }
 
 export function createDerivationThread(deps: {

@@ -27,7 +27,7 @@ port.on('message', (request: DeriveRequest) => {
   try {
     reply = {
       id: request.id,
-      addresses: request.indices.map((index) => deriver.deriveAddress(request.chain, request.isTest, index)),
+      addresses: deriver.deriveAddresses(request.chain, request.isTest, request.indices),
     };
   } catch (error) {
     reply = { id: request.id, error: error instanceof Error ? error.message : String(error) };

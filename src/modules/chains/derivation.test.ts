@@ -146,7 +146,7 @@ describe('deposit address derivation: rules', () => {
       const cached = {
         privateKey: bytesToNumberBE(account.privateKey as Uint8Array),
         publicKey: account.publicKey as Uint8Array,
-        publicPoint: secp256k1.Point.fromBytes(account.publicKey as Uint8Array),
+        publicAffine: secp256k1.Point.fromBytes(account.publicKey as Uint8Array).toAffine(),
         chainCode: account.chainCode as Uint8Array,
       };
       for (const index of [
@@ -169,6 +169,20 @@ describe('deposit address derivation: rules', () => {
         );
       }
     }
+  });
+
+  it('derives a batch of addresses (one inversion for all) exactly as one by one, on every family', () => {
+    const d = createAddressDeriver({ testMnemonic: ABANDON, liveMnemonic: OTHER });
+    const indices = [7, 0, 65_537, 3, 3, MAX_DERIVATION_INDEX];
+    for (const chain of chainIds) {
+      for (const isTest of [true, false]) {
+        expect(d.deriveAddresses(chain, isTest, indices)).toEqual(
+          indices.map((index) => d.deriveAddress(chain, isTest, index)),
+        );
+      }
+    }
+    expect(d.deriveAddresses('ethereum', true, [])).toEqual([]);
+    expect(() => d.deriveAddresses('ethereum', true, [1, -1])).toThrow(RangeError);
   });
 
   it('keeps the modes apart: test and live seeds give different addresses', () => {

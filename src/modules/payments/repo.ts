@@ -33,10 +33,9 @@ const paymentKeys = Object.keys(paymentColumns) as Array<keyof PaymentRow>;
  * which a nullable timestamp does not survive; driverValues encodes instead.
  */
 function insertPlaceholders(n: number): Record<keyof PaymentRow, SQL> {
-  return Object.fromEntries(paymentKeys.map((key) => [key, sql`${sql.placeholder(`${key}_${n}`)}`])) as Record<
-    keyof PaymentRow,
-    SQL
-  >;
+  return Object.fromEntries(
+    paymentKeys.map((key) => [key, sql`${sql.placeholder(`${key}_${n}`)}`]),
+  ) as Record<keyof PaymentRow, SQL>;
 }
 
 /** Payment rows as the driver takes them, named as insertPlaceholders names them: non-null values encoded. */

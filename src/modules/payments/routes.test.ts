@@ -353,7 +353,12 @@ describe('reading payments', () => {
     const merchant = await createMerchant(t.app);
     const responses = await Promise.all(
       Array.from({ length: 40 }, (_, i) =>
-        create(merchant.testKey, { amount: `${i + 1}`, currency: 'USD', chain: 'ethereum', order_id: `co-${i}` }),
+        create(merchant.testKey, {
+          amount: `${i + 1}`,
+          currency: 'USD',
+          chain: 'ethereum',
+          order_id: `co-${i}`,
+        }),
       ),
     );
     const created = responses.map((response) => {
