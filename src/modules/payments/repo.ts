@@ -1,4 +1,4 @@
-import { and, asc, desc, eq, getTableColumns, gt, gte, inArray, lt, lte, type SQL, sql } from 'drizzle-orm';
+import { and, asc, Column, desc, eq, getTableColumns, gt, gte, inArray, lt, lte, type SQL, sql } from 'drizzle-orm';
 import { pgArray } from '../../db/arrays.ts';
 import { type Db, queryRows } from '../../db/client.ts';
 import {
@@ -38,20 +38,32 @@ function insertPlaceholders(n: number): Record<keyof PaymentRow, SQL> {
   ) as Record<keyof PaymentRow, SQL>;
 }
 
+/** The most payments one prepared insert takes (24 parameters each). */
+export const MAX_INSERT_ROWS = 32;
+
+/** Each column with the encoder it needs, if any: most pass their value as it is (dates and JSON do not). */
+const paymentEncoders = paymentKeys.map((key) => {
+  const column = paymentColumns[key];
+  const encodes = column.mapToDriverValue !== Column.prototype.mapToDriverValue;
+  return {
+    key,
+    /** Its placeholder's name in the nth row (see insertPlaceholders). */
+    names: Array.from({ length: MAX_INSERT_ROWS }, (_, n) => `${key}_${n}`),
+    encode: encodes ? (value: unknown) => column.mapToDriverValue(value) : undefined,
+  };
+});
+
 /** Payment rows as the driver takes them, named as insertPlaceholders names them: non-null values encoded. */
 function driverValues(rows: readonly PaymentRow[]): Record<string, unknown> {
   const values: Record<string, unknown> = {};
   rows.forEach((row, n) => {
-    for (const key of paymentKeys) {
+    for (const { key, names, encode } of paymentEncoders) {
       const value = row[key];
-      values[`${key}_${n}`] = value === null ? null : paymentColumns[key].mapToDriverValue(value);
+      values[names[n] as string] = value === null || encode === undefined ? value : encode(value);
     }
   });
   return values;
 }
-
-/** The most payments one prepared insert takes (24 parameters each). */
-export const MAX_INSERT_ROWS = 32;
 
 /**
  * The statements of the hot paths (creation without an idempotency key, the public checkout read), prepared once:
