@@ -1,9 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { createAddressPool } from './address-pool.ts';
+import { createAddressPool, GAP_LIMIT, LOW_WATER, RESERVOIR_SIZE } from './address-pool.ts';
 
 const fakeAddress = (chain: string, isTest: boolean, index: number) => `${chain}:${isTest}:${index}`;
 
 describe('deposit address pool', () => {
+  it('never holds as many unused indices as the gap limit (what a process that dies leaves unused)', () => {
+    expect(LOW_WATER + RESERVOIR_SIZE).toBeLessThan(GAP_LIMIT);
+  });
+
   it('hands out every fetched index once with its address, one refill at a time per space, ahead of need', async () => {
     let next = 0;
     const fetches: Array<{ space: string; isTest: boolean; count: number }> = [];

