@@ -93,6 +93,10 @@ export async function runProgram({ role, config, logger, engine }: ProgramOption
     workersStarted = true;
   }
 
+  // Ready now; the derivation thread (some hundreds of ms to load, beside request handling) starts at once rather
+  // than on the first payment, which would otherwise derive on this thread meanwhile.
+  if (role !== 'worker') void services.derivation?.ready();
+
   let stopping = false;
   const shutdown = async (signal: string) => {
     if (stopping) return;

@@ -92,7 +92,18 @@ export function buildServices({ config, database, clock, checkWebhookUrl, rates,
     deposits: settlementRepo,
   });
   const settlement = createSettlementService({ db, clock, payments, adapters: chainAdapters });
-  return { accounts, keys, webhookEndpoints, events, payments, settings, settlement, chainAdapters };
+  return {
+    accounts,
+    keys,
+    webhookEndpoints,
+    events,
+    payments,
+    settings,
+    settlement,
+    chainAdapters,
+    /** The thread deposit addresses are derived on (SVC_DERIVATION_THREAD), if any; it starts on first use. */
+    derivation,
+  };
 }
 
 export type Services = ReturnType<typeof buildServices>;
