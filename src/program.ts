@@ -1,9 +1,8 @@
 import type { Logger } from 'pino';
 import { buildApp } from './app.ts';
 import type { Config } from './config.ts';
-import { openDatabase } from './db/client.ts';
 import type { EmbeddedClient } from './db/engine-thread.ts';
-import { migrateDatabase } from './db/migrate.ts';
+import { openMigratingDatabase } from './db/migrate.ts';
 import { systemClock } from './lib/clock.ts';
 import { evmReadiness } from './modules/chains/evm/index.ts';
 import { createSettlementJobs } from './modules/settlement/jobs.ts';
@@ -23,18 +22,9 @@ export interface ProgramOptions {
  * migrations, the services, the HTTP API, the background workers, and a clean shutdown on SIGTERM/SIGINT.
  */
 export async function runProgram({ role, config, logger, engine }: ProgramOptions): Promise<void> {
-  const database = await openDatabase({
-    databaseUrl: config.databaseUrl,
-    dataDir: config.dataDir,
-    poolSize: config.databasePoolSize,
-    engine,
-  });
   // The embedded engine may still be opening on its thread: migrations wait for it, while this thread builds the
   // services and the HTTP app, which need no database yet. Nothing listens or runs before the migrations are done.
-  const migrated = migrateDatabase(database).then(() =>
-    logger.info({ database: database.kind }, 'database open'),
-  );
-  migrated.catch(() => {}); // awaited below, after the build
+  const { database, migrated } = await openMigratingDatabase(config, engine, logger);
 
   const clock = systemClock;
   const services = buildServices({ config, database, clock, logger });

@@ -31,19 +31,36 @@ export async function migrateDatabase(database: Database): Promise<void> {
   }
 }
 
-/** The program's database as the configuration names it (the embedded engine already starting, if any), migrated. */
-export async function openMigratedDatabase(
+/**
+ * The program's database as the configuration names it (the embedded engine already starting, if any), with its
+ * migrations under way: `migrated` settles once they are done. The embedded engine may still be opening on its
+ * thread meanwhile, so the caller can do what needs no database (build the services and the HTTP app) before it waits.
+ */
+export async function openMigratingDatabase(
   config: Pick<Config, 'databaseUrl' | 'dataDir' | 'databasePoolSize'>,
   engine: EmbeddedClient | undefined,
   logger: Logger,
-): Promise<Database> {
+): Promise<{ database: Database; migrated: Promise<void> }> {
   const database = await openDatabase({
     databaseUrl: config.databaseUrl,
     dataDir: config.dataDir,
     poolSize: config.databasePoolSize,
     engine,
   });
-  await migrateDatabase(database);
-  logger.info({ database: database.kind }, 'database open');
+  const migrated = migrateDatabase(database).then(() =>
+    logger.info({ database: database.kind }, 'database open'),
+  );
+  migrated.catch(() => {}); // the caller's to await
+  return { database, migrated };
+}
+
+/** The program's database as the configuration names it (the embedded engine already starting, if any), migrated. */
+export async function openMigratedDatabase(
+  config: Pick<Config, 'databaseUrl' | 'dataDir' | 'databasePoolSize'>,
+  engine: EmbeddedClient | undefined,
+  logger: Logger,
+): Promise<Database> {
+  const { database, migrated } = await openMigratingDatabase(config, engine, logger);
+  await migrated;
   return database;
 }

@@ -160,9 +160,10 @@ export function secp256k1ChildPublicKeys(
 
 /** BIP-32 CKDpriv for a non-hardened index: k_i = parse256(IL) + k_par (mod n), IL from HMAC-SHA512. */
 export function secp256k1ChildOf(account: Secp256k1Account, index: number): Secp256k1Child {
-  const privateKey = numberToBytesBE((tweakOf(account, index) + account.privateKey) % CURVE_ORDER, 32);
-  const [publicKey] = secp256k1ChildPublicKeys(account, [index]);
-  return { privateKey, publicKey: publicKey as Secp256k1Child['publicKey'] };
+  const tweak = tweakOf(account, index);
+  const privateKey = numberToBytesBE((tweak + account.privateKey) % CURVE_ORDER, 32);
+  const [point] = addBaseMultiples(account.publicAffine, [tweak]) as [Affine];
+  return { privateKey, publicKey: (compressed) => encodeAffine(point, compressed) };
 }
 
 /** Everything derived from one mnemonic, computed on first use and kept. */

@@ -1,4 +1,18 @@
-import { and, asc, Column, desc, eq, getTableColumns, gt, gte, inArray, lt, lte, type SQL, sql } from 'drizzle-orm';
+import {
+  and,
+  asc,
+  Column,
+  desc,
+  eq,
+  getTableColumns,
+  gt,
+  gte,
+  inArray,
+  lt,
+  lte,
+  type SQL,
+  sql,
+} from 'drizzle-orm';
 import { pgArray } from '../../db/arrays.ts';
 import { type Db, queryRows } from '../../db/client.ts';
 import {

@@ -441,7 +441,7 @@ export function createPaymentsService(deps: PaymentsDeps) {
     deposit: PooledAddress,
   ): PaymentRow {
     const now = clock.now();
-    const row: PaymentRow = {
+    return {
       id: uuidv7(now.getTime()),
       merchantId,
       isTest,
@@ -467,7 +467,6 @@ export function createPaymentsService(deps: PaymentsDeps) {
       createdAt: now,
       updatedAt: now,
     };
-    return row;
   }
 
   function replay(
