@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { PGlite } from '@electric-sql/pglite';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it, vi } from 'vitest';
 import { testMnemonic } from './support/harness.ts';
 import { freePort } from './support/net.ts';
 
@@ -237,6 +237,8 @@ describe('svc on the embedded default', () => {
 
     const second = await serve({ SVC_DATA_DIR: dataDir, SVC_ALLOW_PRIVATE_WEBHOOK_TARGETS: 'true' });
     await expectSurvived(second.base, account);
+    // The derivation thread starts once the program is ready, without waiting for a first payment.
+    await vi.waitFor(() => expect(second.output()).toContain('derivation thread ready'), { timeout: 20_000 });
     expect(await second.stop()).toBe(0);
     expect(second.output()).not.toMatch(/Generated/);
     // One access-log line per request, when it completes, with what an operator looks for.
