@@ -36,8 +36,8 @@ export async function runProgram({ role, config, logger, engine }: ProgramOption
   if (withWorkers) readinessChecks.push(async () => (workersStarted ? null : 'workers are starting'));
 
   // The API listens first and the workers start right after it: their first rounds (a block on each simulated
-  // chain, polls, expiry) would otherwise compete with building the app on the one embedded database connection.
-  // Readiness waits for both.
+  // chain, polls, expiry) would otherwise queue ahead of the migrations and the first requests on the embedded
+  // engine's one connection. Readiness waits for both.
   const app =
     role === 'serve' || role === 'api'
       ? await buildApp({ config, database, services, logger, readinessChecks })

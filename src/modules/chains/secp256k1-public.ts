@@ -188,11 +188,6 @@ export function addBaseMultiples(addend: Affine | undefined, scalars: readonly b
   return points;
 }
 
-/** addend + scalar·G (see addBaseMultiples). */
-export function addBaseMultiple(addend: Affine | undefined, scalar: bigint): Affine {
-  return addBaseMultiples(addend, [scalar])[0] as Affine;
-}
-
 /** SEC 1 encoding: 0x02/0x03 ‖ x (compressed), or 0x04 ‖ x ‖ y. */
 export function encodeAffine(point: Affine, compressed: boolean): Uint8Array {
   const out = new Uint8Array(compressed ? 33 : 65);

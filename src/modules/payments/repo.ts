@@ -41,31 +41,33 @@ export interface PaymentFilter {
 const paymentColumns = getTableColumns(payments);
 const paymentKeys = Object.keys(paymentColumns) as Array<keyof PaymentRow>;
 
-/**
- * Every column of the `n`th payment of an insert as a bare placeholder (`id_0`, `amount_0`, …), for the prepared
- * inserts. Bare (inside sql``) because drizzle would otherwise run each column's encoder on the value, null included,
- * which a nullable timestamp does not survive; driverValues encodes instead.
- */
-function insertPlaceholders(n: number): Record<keyof PaymentRow, SQL> {
-  return Object.fromEntries(
-    paymentKeys.map((key) => [key, sql`${sql.placeholder(`${key}_${n}`)}`]),
-  ) as Record<keyof PaymentRow, SQL>;
-}
-
 /** The most payments one prepared insert takes (24 parameters each). */
 export const MAX_INSERT_ROWS = 32;
 
-/** Each column with the encoder it needs, if any: most pass their value as it is (dates and JSON do not). */
+/**
+ * Each column with its placeholders' names in the prepared inserts (`id_0`, `id_1`, … for the nth payment) and the
+ * encoder it needs, if any: most pass their value as it is (dates and JSON do not).
+ */
 const paymentEncoders = paymentKeys.map((key) => {
   const column = paymentColumns[key];
   const encodes = column.mapToDriverValue !== Column.prototype.mapToDriverValue;
   return {
     key,
-    /** Its placeholder's name in the nth row (see insertPlaceholders). */
     names: Array.from({ length: MAX_INSERT_ROWS }, (_, n) => `${key}_${n}`),
     encode: encodes ? (value: unknown) => column.mapToDriverValue(value) : undefined,
   };
 });
+
+/**
+ * Every column of the `n`th payment of an insert as a bare placeholder, for the prepared inserts. Bare (inside
+ * sql``) because drizzle would otherwise run each column's encoder on the value, null included, which a nullable
+ * timestamp does not survive; driverValues encodes instead.
+ */
+function insertPlaceholders(n: number): Record<keyof PaymentRow, SQL> {
+  return Object.fromEntries(
+    paymentEncoders.map(({ key, names }) => [key, sql`${sql.placeholder(names[n] as string)}`]),
+  ) as Record<keyof PaymentRow, SQL>;
+}
 
 /** Payment rows as the driver takes them, named as insertPlaceholders names them: non-null values encoded. */
 function driverValues(rows: readonly PaymentRow[]): Record<string, unknown> {
