@@ -5,8 +5,8 @@ import type { EmbeddedClient } from './db/engine-thread.ts';
 import { openMigratingDatabase } from './db/migrate.ts';
 import { systemClock } from './lib/clock.ts';
 import { evmReadiness } from './modules/chains/evm/index.ts';
-import { createSettlementJobs } from './modules/settlement/jobs.ts';
-import { createConfiguredDeliveryWorker } from './modules/webhooks/jobs.ts';
+import { createSettlementJobs } from './modules/chains/jobs.ts';
+import { createConfiguredDeliveryWorker } from './modules/webhooks/delivery/worker.ts';
 import { buildServices } from './services.ts';
 
 export interface ProgramOptions {

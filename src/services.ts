@@ -4,8 +4,12 @@ import type { Database } from './db/client.ts';
 import type { Clock } from './lib/clock.ts';
 import { createAccountsRepo } from './modules/accounts/repo.ts';
 import { createAccountsService } from './modules/accounts/service.ts';
+import { createChainAdapters } from './modules/chains/adapters.ts';
+import { confirmationsFor } from './modules/chains/confirmations.ts';
 import { createAddressDeriver } from './modules/chains/derivation.ts';
 import { createDerivationThread } from './modules/chains/derivation-thread.ts';
+import { settlementRepo } from './modules/chains/repo.ts';
+import { createSettlementService } from './modules/chains/simulated/service.ts';
 import { createKeysRepo } from './modules/keys/repo.ts';
 import { createKeysService } from './modules/keys/service.ts';
 import { createPaymentsRepo } from './modules/payments/repo.ts';
@@ -13,14 +17,13 @@ import { createPaymentsService, type RateProvider } from './modules/payments/ser
 import { createDefaultRatesService } from './modules/rates/index.ts';
 import { createSettingsRepo } from './modules/settings/repo.ts';
 import { createSettingsService } from './modules/settings/service.ts';
-import { createChainAdapters } from './modules/settlement/adapters.ts';
-import { confirmationsFor } from './modules/settlement/confirmations.ts';
-import { settlementRepo } from './modules/settlement/repo.ts';
-import { createSettlementService } from './modules/settlement/service.ts';
-import { createEventsService } from './modules/webhooks/events.ts';
-import { eventsRepo } from './modules/webhooks/events-repo.ts';
-import { createWebhookEndpointsRepo } from './modules/webhooks/repo.ts';
-import { createWebhookEndpointsService, type EndpointUrlCheck } from './modules/webhooks/service.ts';
+import { createWebhookEndpointsRepo } from './modules/webhooks/endpoints/repo.ts';
+import {
+  createWebhookEndpointsService,
+  type EndpointUrlCheck,
+} from './modules/webhooks/endpoints/service.ts';
+import { eventsRepo } from './modules/webhooks/events/repo.ts';
+import { createEventsService } from './modules/webhooks/events/service.ts';
 import { createSsrfGuard } from './modules/webhooks/ssrf.ts';
 
 export interface ServiceDeps {

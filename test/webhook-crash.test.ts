@@ -8,8 +8,8 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Database, fromPool, queryRows } from '../src/db/client.ts';
 import { systemClock } from '../src/lib/clock.ts';
-import { createConfiguredDeliveryWorker } from '../src/modules/webhooks/jobs.ts';
-import type { PaymentEventSnapshot } from '../src/modules/webhooks/payload.ts';
+import { createConfiguredDeliveryWorker } from '../src/modules/webhooks/delivery/worker.ts';
+import type { PaymentEventSnapshot } from '../src/modules/webhooks/events/payload.ts';
 import {
   apiKey,
   createMerchant,

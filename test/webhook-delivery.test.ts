@@ -6,8 +6,11 @@ import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { queryRows } from '../src/db/client.ts';
 import { systemClock } from '../src/lib/clock.ts';
-import { createConfiguredDeliveryWorker, type DeliveryWorker } from '../src/modules/webhooks/jobs.ts';
-import type { PaymentEventSnapshot, PaymentEventType } from '../src/modules/webhooks/payload.ts';
+import {
+  createConfiguredDeliveryWorker,
+  type DeliveryWorker,
+} from '../src/modules/webhooks/delivery/worker.ts';
+import type { PaymentEventSnapshot, PaymentEventType } from '../src/modules/webhooks/events/payload.ts';
 import {
   apiKey,
   bearer,

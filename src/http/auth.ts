@@ -1,11 +1,7 @@
 import type { FastifyReply, FastifyRequest, preHandlerAsyncHookHandler } from 'fastify';
 import { AppError } from '../lib/errors.ts';
+import type { KeyPrincipal, Principal } from '../modules/tenancy/caller.ts';
 import type { RateLimiter } from './rate-limit.ts';
-
-/** Who is calling. A key carries its mode; a dashboard token (JWT) may act on either mode. */
-export type Principal =
-  | { via: 'api_key'; merchantId: string; isTest: boolean; keypairId: string; keyId: string }
-  | { via: 'jwt'; merchantId: string; isTest: undefined };
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -15,7 +11,7 @@ declare module 'fastify' {
 
 export interface Authenticators {
   /** Resolves a full API key to its principal, or null when unknown, malformed or revoked. */
-  authenticateKey(fullKey: string): Promise<Extract<Principal, { via: 'api_key' }> | null>;
+  authenticateKey(fullKey: string): Promise<KeyPrincipal | null>;
   /** Resolves a dashboard bearer token to its merchant id, or null when invalid or expired. */
   verifyToken(token: string): Promise<string | null>;
 }

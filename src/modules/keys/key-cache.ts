@@ -1,4 +1,4 @@
-import type { Principal } from '../../http/auth.ts';
+import type { Principal } from '../tenancy/caller.ts';
 
 type KeyPrincipal = Extract<Principal, { via: 'api_key' }>;
 

@@ -1,8 +1,8 @@
-import type { Principal } from '../../http/auth.ts';
 import type { Clock } from '../../lib/clock.ts';
 import { safeEqual, sha256Hex } from '../../lib/crypto.ts';
 import { AppError } from '../../lib/errors.ts';
 import { newId, randomToken } from '../../lib/ids.ts';
+import type { Principal } from '../tenancy/caller.ts';
 import { createKeyCache } from './key-cache.ts';
 import type { ApiKeyRow, KeypairRow, KeysRepo } from './repo.ts';
 import type { CreatedKeypairView, KeypairView } from './schemas.ts';

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { uuidPattern } from '../../lib/ids.ts';
-import { eventSchema } from '../webhooks/delivery-schemas.ts';
+import { eventSchema } from '../webhooks/delivery/schemas.ts';
 
 export const paymentStatuses = [
   'pending',

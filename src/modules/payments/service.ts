@@ -1,12 +1,11 @@
 import { createHash } from 'node:crypto';
 import type { Db } from '../../db/client.ts';
-import type { Principal } from '../../http/auth.ts';
-import { modeForRead, modeForWrite } from '../../http/scope.ts';
 import type { Clock } from '../../lib/clock.ts';
 import { createCoalescer } from '../../lib/coalescer.ts';
 import { AppError } from '../../lib/errors.ts';
 import { uuidv7 } from '../../lib/ids.ts';
 import { convertToBaseUnits, fromBaseUnits, ratioFromDecimal, toBaseUnits } from '../../lib/money.ts';
+import type { ConfirmationsOf } from '../chains/confirmations.ts';
 import type { AddressDeriver } from '../chains/derivation.ts';
 import { type DerivationThread, deriveOnThisThread } from '../chains/derivation-thread.ts';
 import { paymentUri } from '../chains/payment-uri.ts';
@@ -20,12 +19,16 @@ import {
   isAssetAvailable,
   networkOf,
 } from '../chains/registry.ts';
+import type { SettlementRepo } from '../chains/repo.ts';
 import type { RatesService } from '../rates/index.ts';
 import { exactTolerances, type SettingsService, type Tolerances } from '../settings/service.ts';
-import type { ConfirmationsOf } from '../settlement/confirmations.ts';
-import type { SettlementRepo } from '../settlement/repo.ts';
-import { nextState, type Status, toleranceUnits } from '../settlement/state-machine.ts';
-import type { EventsService, PaymentEventSnapshot, RecordPaymentEventInput } from '../webhooks/events.ts';
+import type { Principal } from '../tenancy/caller.ts';
+import { modeForRead, modeForWrite } from '../tenancy/scope.ts';
+import type {
+  EventsService,
+  PaymentEventSnapshot,
+  RecordPaymentEventInput,
+} from '../webhooks/events/service.ts';
 import { createAddressPool, type PooledAddress } from './address-pool.ts';
 import { canonicalAmount, fiatDecimals } from './amounts.ts';
 import { type IdempotencyRow, MAX_INSERT_ROWS, type PaymentRow, type PaymentsRepo } from './repo.ts';
@@ -37,6 +40,7 @@ import type {
   PaymentStatus,
   PaymentView,
 } from './schemas.ts';
+import { nextState, type Status, toleranceUnits } from './state-machine.ts';
 
 /** What payments need from pricing: a rate locked at creation. */
 export type RateProvider = Pick<RatesService, 'getRate' | 'isSupportedCurrency'>;

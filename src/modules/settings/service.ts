@@ -1,6 +1,4 @@
 import type { Db } from '../../db/client.ts';
-import type { Principal } from '../../http/auth.ts';
-import { modeForWrite } from '../../http/scope.ts';
 import type { Clock } from '../../lib/clock.ts';
 import { AppError } from '../../lib/errors.ts';
 import {
@@ -12,6 +10,8 @@ import {
 } from '../../lib/money.ts';
 import { validateAddress } from '../chains/addresses.ts';
 import { getChain } from '../chains/registry.ts';
+import type { Principal } from '../tenancy/caller.ts';
+import { modeForWrite } from '../tenancy/scope.ts';
 import type { MerchantSettingsRow, SettingsRepo } from './repo.ts';
 import type { MerchantSettingsView, PatchMerchantSettings } from './schemas.ts';
 

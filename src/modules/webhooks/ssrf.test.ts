@@ -2,7 +2,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AppError } from '../../lib/errors.ts';
-import { createWebhookSender } from './delivery.ts';
+import { createWebhookSender } from './delivery/sender.ts';
 import { parseNetworkList } from './networks.ts';
 import { classifyAddress, createSsrfGuard, type Resolver } from './ssrf.ts';
 

@@ -1,8 +1,8 @@
 import { lookup as dnsLookup } from 'node:dns/promises';
 import { BlockList, isIP, type LookupFunction } from 'node:net';
 import { AppError } from '../../lib/errors.ts';
+import type { EndpointUrlCheck } from './endpoints/service.ts';
 import { networkMatcher } from './networks.ts';
-import type { EndpointUrlCheck } from './service.ts';
 
 /**
  * The SSRF guard of webhook delivery. Live deliveries reach only public unicast addresses; test-mode endpoints may

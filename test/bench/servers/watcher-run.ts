@@ -19,9 +19,9 @@ import { payments, simTransfers } from '../../../src/db/schema/index.ts';
 import { systemClock } from '../../../src/lib/clock.ts';
 import { newId, uuidv7 } from '../../../src/lib/ids.ts';
 import { createSimulatedChain } from '../../../src/modules/chains/simulated/chain.ts';
+import { createWatcher } from '../../../src/modules/chains/watcher.ts';
 import type { PaymentRow } from '../../../src/modules/payments/repo.ts';
-import { createWatcher } from '../../../src/modules/settlement/watcher.ts';
-import { paymentEventBody } from '../../../src/modules/webhooks/payload.ts';
+import { paymentEventBody } from '../../../src/modules/webhooks/events/payload.ts';
 import { buildServices } from '../../../src/services.ts';
 import { reportError, reportReady } from '../lib/child.ts';
 

@@ -1,5 +1,5 @@
 import type { Config } from '../../config.ts';
-import { type ChainId, getChain, requiredConfirmations } from '../chains/registry.ts';
+import { type ChainId, getChain, requiredConfirmations } from './registry.ts';
 
 /** Confirmations the simulated chains ask for at most, unless SVC_SIM_CONFIRMATIONS says otherwise. */
 export const SIM_CONFIRMATIONS_CAP = 12;

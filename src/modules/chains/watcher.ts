@@ -2,8 +2,8 @@ import type { Logger } from 'pino';
 import type { Db } from '../../db/client.ts';
 import type { Clock } from '../../lib/clock.ts';
 import { newId } from '../../lib/ids.ts';
-import type { BlockRef, ChainAdapter, Transfer } from '../chains/adapter.ts';
 import type { PaymentsService } from '../payments/service.ts';
+import type { BlockRef, ChainAdapter, Transfer } from './adapter.ts';
 import { type CursorRow, type DepositRow, settlementRepo as repo } from './repo.ts';
 
 export interface WatcherDeps {

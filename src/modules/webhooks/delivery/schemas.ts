@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { paymentEventTypes } from './payload.ts';
+import { paymentEventTypes } from '../events/payload.ts';
 
 export const eventPayloadSchema = z
   .object({

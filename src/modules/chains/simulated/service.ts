@@ -1,19 +1,19 @@
-import type { Db } from '../../db/client.ts';
-import type { Principal } from '../../http/auth.ts';
-import type { Clock } from '../../lib/clock.ts';
-import { AppError } from '../../lib/errors.ts';
-import { fromBaseUnits, MoneyFormatError, toBaseUnits } from '../../lib/money.ts';
-import { getAsset, getChain } from '../chains/registry.ts';
-import type { PaymentRow } from '../payments/repo.ts';
+import type { Db } from '../../../db/client.ts';
+import type { Clock } from '../../../lib/clock.ts';
+import { AppError } from '../../../lib/errors.ts';
+import { fromBaseUnits, MoneyFormatError, toBaseUnits } from '../../../lib/money.ts';
+import type { PaymentRow } from '../../payments/repo.ts';
 import type {
   CheckoutSimulateInput,
   CheckoutSimulateResultView,
   SimulatePaymentInput,
   SimulateResultView,
-} from '../payments/schemas.ts';
-import type { PaymentsService } from '../payments/service.ts';
-import type { ChainAdapters } from './adapters.ts';
-import { settlementRepo } from './repo.ts';
+} from '../../payments/schemas.ts';
+import type { PaymentsService } from '../../payments/service.ts';
+import type { Principal } from '../../tenancy/caller.ts';
+import type { ChainAdapters } from '../adapters.ts';
+import { getAsset, getChain } from '../registry.ts';
+import { settlementRepo } from '../repo.ts';
 
 export interface SettlementDeps {
   db: Db;

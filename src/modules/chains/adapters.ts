@@ -2,11 +2,11 @@ import type { Logger } from 'pino';
 import type { Config } from '../../config.ts';
 import type { Db } from '../../db/client.ts';
 import type { Clock } from '../../lib/clock.ts';
-import type { ChainAdapter } from '../chains/adapter.ts';
-import { createEvmAdapters } from '../chains/evm/index.ts';
-import { type ChainId, chainIds } from '../chains/registry.ts';
-import { createSimulatedChain, type SimulatedChain } from '../chains/simulated/chain.ts';
+import type { ChainAdapter } from './adapter.ts';
 import { confirmationsFor } from './confirmations.ts';
+import { createEvmAdapters } from './evm/index.ts';
+import { type ChainId, chainIds } from './registry.ts';
+import { createSimulatedChain, type SimulatedChain } from './simulated/chain.ts';
 
 /** The chain adapters of both modes. */
 export interface ChainAdapters {

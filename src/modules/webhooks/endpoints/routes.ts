@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { principalOf } from '../../http/auth.ts';
-import type { RouteContext } from '../../http/context.ts';
+import { principalOf } from '../../../http/auth.ts';
+import type { RouteContext } from '../../../http/context.ts';
 import {
   createWebhookEndpointSchema,
   listWebhookEndpointsQuerySchema,

@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { principalOf } from '../../http/auth.ts';
-import type { RouteContext } from '../../http/context.ts';
+import { principalOf } from '../../../http/auth.ts';
+import type { RouteContext } from '../../../http/context.ts';
 import {
   deliveryListSchema,
   deliverySchema,
@@ -13,7 +13,7 @@ import {
   redeliverFailedSchema,
   testDeliverySchema,
   testEventSchema,
-} from './delivery-schemas.ts';
+} from './schemas.ts';
 
 /** Events, deliveries with their attempts, redelivery and test sends. Key or dashboard token, scoped by mode. */
 export function webhookDeliveryRoutes({ services, requireAuth }: RouteContext): FastifyPluginAsyncZod {

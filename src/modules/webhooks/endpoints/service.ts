@@ -1,10 +1,10 @@
 import { randomBytes } from 'node:crypto';
-import type { Principal } from '../../http/auth.ts';
-import { modeForRead, modeForWrite } from '../../http/scope.ts';
-import type { Clock } from '../../lib/clock.ts';
-import { decryptSecret, encryptSecret } from '../../lib/crypto.ts';
-import { AppError } from '../../lib/errors.ts';
-import { newId } from '../../lib/ids.ts';
+import type { Clock } from '../../../lib/clock.ts';
+import { decryptSecret, encryptSecret } from '../../../lib/crypto.ts';
+import { AppError } from '../../../lib/errors.ts';
+import { newId } from '../../../lib/ids.ts';
+import type { Principal } from '../../tenancy/caller.ts';
+import { modeForRead, modeForWrite } from '../../tenancy/scope.ts';
 import type { WebhookEndpointRow, WebhookEndpointsRepo } from './repo.ts';
 import type { WebhookEndpointView } from './schemas.ts';
 

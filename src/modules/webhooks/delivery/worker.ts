@@ -1,20 +1,15 @@
 import { randomBytes } from 'node:crypto';
 import type { PoolClient } from 'pg';
 import type { Logger } from 'pino';
-import type { Config } from '../../config.ts';
-import type { Database } from '../../db/client.ts';
-import type { Clock } from '../../lib/clock.ts';
-import { newId } from '../../lib/ids.ts';
-import {
-  type AttemptRecord,
-  type ClaimedDelivery,
-  type DeliveryOutcome,
-  deliveriesRepo,
-} from './deliveries-repo.ts';
-import { createWebhookSender, type WebhookSender } from './delivery.ts';
-import { DELIVERY_CHANNEL } from './events-repo.ts';
+import type { Config } from '../../../config.ts';
+import type { Database } from '../../../db/client.ts';
+import type { Clock } from '../../../lib/clock.ts';
+import { newId } from '../../../lib/ids.ts';
+import { DELIVERY_CHANNEL } from '../events/repo.ts';
+import { createSsrfGuard, type Resolver } from '../ssrf.ts';
+import { type AttemptRecord, type ClaimedDelivery, type DeliveryOutcome, deliveriesRepo } from './repo.ts';
+import { createWebhookSender, type WebhookSender } from './sender.ts';
 import { deliveryHeaders } from './signing.ts';
-import { createSsrfGuard, type Resolver } from './ssrf.ts';
 
 /** Seed 6.4 and 8: up to 5 attempts per delivery. */
 export const MAX_ATTEMPTS = 5;

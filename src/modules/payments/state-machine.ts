@@ -1,4 +1,4 @@
-import type { PaymentEventType } from '../webhooks/payload.ts';
+import type { PaymentEventType } from '../webhooks/events/payload.ts';
 
 /**
  * The payment state machine (README "Payment states"), as one pure function. Received = the sum of final,

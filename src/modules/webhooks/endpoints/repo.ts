@@ -1,6 +1,6 @@
 import { and, desc, eq, isNull, type SQL, sql } from 'drizzle-orm';
-import type { Db } from '../../db/client.ts';
-import { webhookEndpoints } from '../../db/schema/index.ts';
+import type { Db } from '../../../db/client.ts';
+import { webhookEndpoints } from '../../../db/schema/index.ts';
 
 export type WebhookEndpointRow = typeof webhookEndpoints.$inferSelect;
 

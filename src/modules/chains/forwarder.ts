@@ -2,12 +2,12 @@ import type { Logger } from 'pino';
 import type { Db } from '../../db/client.ts';
 import type { Clock } from '../../lib/clock.ts';
 import { newId } from '../../lib/ids.ts';
-import type { ChainAdapter, ForwardIntent } from '../chains/adapter.ts';
 import type { PaymentRow } from '../payments/repo.ts';
 import type { PaymentsService } from '../payments/service.ts';
+import { type Status, settledStatuses } from '../payments/state-machine.ts';
 import type { SettingsService } from '../settings/service.ts';
+import type { ChainAdapter, ForwardIntent } from './adapter.ts';
 import { type DepositRow, type ForwardRow, settlementRepo as repo } from './repo.ts';
-import { type Status, settledStatuses } from './state-machine.ts';
 
 export interface ForwarderDeps {
   db: Db;

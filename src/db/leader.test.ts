@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestDatabase } from '../../../test/support/harness.ts';
-import type { Database } from '../../db/client.ts';
+import { createTestDatabase } from '../../test/support/harness.ts';
+import type { Database } from './client.ts';
 import { createLeaderElector } from './leader.ts';
 
 let first: Database;

@@ -12,9 +12,9 @@ import {
 import { createIsolatedDatabase, seedPayloadFields } from '../../../test/support/webhooks.ts';
 import { queryRows } from '../../db/client.ts';
 import { toBaseUnits } from '../../lib/money.ts';
-import type { SimulatedChain } from '../chains/simulated/chain.ts';
 import { createForwarder } from './forwarder.ts';
 import { settlementRepo } from './repo.ts';
+import type { SimulatedChain } from './simulated/chain.ts';
 import { createWatcher, type Watcher } from './watcher.ts';
 
 let t: TestApp;

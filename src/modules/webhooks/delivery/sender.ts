@@ -1,6 +1,6 @@
 import { isIP } from 'node:net';
 import { Agent, request } from 'undici';
-import { hostOf, type SsrfGuard } from './ssrf.ts';
+import { hostOf, type SsrfGuard } from '../ssrf.ts';
 
 /** One signed POST to a merchant's endpoint. */
 export interface WebhookRequest {

@@ -1,5 +1,5 @@
-import { AppError } from '../lib/errors.ts';
-import type { Principal } from './auth.ts';
+import { AppError } from '../../lib/errors.ts';
+import type { Principal } from './caller.ts';
 
 /**
  * The mode a write acts in. A key's prefix decides it; an explicit `is_test` must agree with the key. A dashboard

@@ -1,19 +1,19 @@
-import type { Db } from '../../db/client.ts';
-import type { Principal } from '../../http/auth.ts';
-import { modeForRead } from '../../http/scope.ts';
-import type { Clock } from '../../lib/clock.ts';
-import { AppError } from '../../lib/errors.ts';
-import { newId } from '../../lib/ids.ts';
-import type { DeliveryView, EventView } from './delivery-schemas.ts';
-import type { AttemptRow, DeliveryRow, EventRow, EventsRepo } from './events-repo.ts';
-import { newDeliveryRow } from './events-repo.ts';
+import type { Db } from '../../../db/client.ts';
+import type { Clock } from '../../../lib/clock.ts';
+import { AppError } from '../../../lib/errors.ts';
+import { newId } from '../../../lib/ids.ts';
+import type { Principal } from '../../tenancy/caller.ts';
+import { modeForRead } from '../../tenancy/scope.ts';
+import type { DeliveryView, EventView } from '../delivery/schemas.ts';
+import type { WebhookEndpointsService } from '../endpoints/service.ts';
 import {
   type PaymentEventSnapshot,
   type PaymentEventType,
   paymentEventBody,
   samplePayment,
 } from './payload.ts';
-import type { WebhookEndpointsService } from './service.ts';
+import type { AttemptRow, DeliveryRow, EventRow, EventsRepo } from './repo.ts';
+import { newDeliveryRow } from './repo.ts';
 
 export { type PaymentEventSnapshot, type PaymentEventType, paymentEventTypes } from './payload.ts';
 

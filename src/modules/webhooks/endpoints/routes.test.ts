@@ -7,9 +7,9 @@ import {
   createTestApp,
   type Merchant,
   type TestApp,
-} from '../../../test/support/harness.ts';
-import { queryRows } from '../../db/client.ts';
-import { decryptSecret } from '../../lib/crypto.ts';
+} from '../../../../test/support/harness.ts';
+import { queryRows } from '../../../db/client.ts';
+import { decryptSecret } from '../../../lib/crypto.ts';
 
 let t: TestApp;
 let m: Merchant;

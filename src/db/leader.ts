@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import pg from 'pg';
 import type { Logger } from 'pino';
-import type { Database } from '../../db/client.ts';
+import type { Database } from './client.ts';
 
 /**
  * Leader election per job name with PostgreSQL advisory locks, held on ONE dedicated connection per process (not a

@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { type Db, queryRows } from '../../db/client.ts';
+import { type Db, queryRows } from '../../../db/client.ts';
 
 /** A delivery a worker has claimed, with what it needs to send it. */
 export interface ClaimedDelivery {

@@ -1,4 +1,4 @@
-import { isPlainDecimal } from '../../lib/money.ts';
+import { isPlainDecimal } from '../../../lib/money.ts';
 
 /** The events of seed section 6.1, the only values of a payload's `event`. */
 export const paymentEventTypes = [

@@ -1,15 +1,15 @@
 import type { Logger } from 'pino';
 import type { Database } from '../../db/client.ts';
+import { createLeaderElector, type LeaderElector } from '../../db/leader.ts';
 import type { Clock } from '../../lib/clock.ts';
-import type { ChainAdapter } from '../chains/adapter.ts';
-import { getChain } from '../chains/registry.ts';
-import type { SimulatedChain } from '../chains/simulated/chain.ts';
 import type { PaymentsService } from '../payments/service.ts';
 import type { SettingsService } from '../settings/service.ts';
+import type { ChainAdapter } from './adapter.ts';
 import type { ChainAdapters } from './adapters.ts';
 import { createForwarder, type ForwarderDeps } from './forwarder.ts';
-import { createLeaderElector, type LeaderElector } from './leader.ts';
+import { getChain } from './registry.ts';
 import { settlementRepo } from './repo.ts';
+import type { SimulatedChain } from './simulated/chain.ts';
 import { createWatcher } from './watcher.ts';
 
 export interface SettlementJobsDeps {

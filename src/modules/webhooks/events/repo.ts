@@ -1,8 +1,8 @@
 import { and, asc, desc, eq, inArray, lt, or, type SQL, sql } from 'drizzle-orm';
 import type { AnyPgColumn } from 'drizzle-orm/pg-core';
-import { pgArray } from '../../db/arrays.ts';
-import { type Db, queryRows } from '../../db/client.ts';
-import { events, webhookAttempts, webhookDeliveries } from '../../db/schema/index.ts';
+import { pgArray } from '../../../db/arrays.ts';
+import { type Db, queryRows } from '../../../db/client.ts';
+import { events, webhookAttempts, webhookDeliveries } from '../../../db/schema/index.ts';
 
 export type EventRow = typeof events.$inferSelect;
 export type DeliveryRow = typeof webhookDeliveries.$inferSelect;
