@@ -8,7 +8,7 @@ import { createChainAdapters } from './modules/chains/adapters.ts';
 import { confirmationsFor } from './modules/chains/confirmations.ts';
 import { createAddressDeriver } from './modules/chains/derivation.ts';
 import { createDerivationThread } from './modules/chains/derivation-thread.ts';
-import { settlementRepo } from './modules/chains/repo.ts';
+import { depositLedger } from './modules/chains/ledger.ts';
 import { createSettlementService } from './modules/chains/simulated/service.ts';
 import { createKeysRepo } from './modules/keys/repo.ts';
 import { createKeysService } from './modules/keys/service.ts';
@@ -92,7 +92,7 @@ export function buildServices({ config, database, clock, checkWebhookUrl, rates,
     isChainConnected: (chain, isTest) => chainAdapters.get(chain, isTest) !== undefined,
     events,
     settings,
-    deposits: settlementRepo,
+    ledger: depositLedger,
   });
   const settlement = createSettlementService({ db, clock, payments, adapters: chainAdapters });
   return {

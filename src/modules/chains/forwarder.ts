@@ -2,12 +2,11 @@ import type { Logger } from 'pino';
 import type { Db } from '../../db/client.ts';
 import type { Clock } from '../../lib/clock.ts';
 import { newId } from '../../lib/ids.ts';
-import type { PaymentRow } from '../payments/repo.ts';
-import type { PaymentsService } from '../payments/service.ts';
-import { type Status, settledStatuses } from '../payments/state-machine.ts';
+import type { PaymentRow, PaymentsService } from '../payments/service.ts';
+import { type PaymentStatus, settledStatuses } from '../payments/statuses.ts';
 import type { SettingsService } from '../settings/service.ts';
 import type { ChainAdapter, ForwardIntent } from './adapter.ts';
-import { type DepositRow, type ForwardRow, settlementRepo as repo } from './repo.ts';
+import { type DepositRow, type ForwardRow, chainsRepo as repo } from './repo.ts';
 
 export interface ForwarderDeps {
   db: Db;
@@ -88,7 +87,7 @@ export function createForwarder(deps: ForwarderDeps) {
     const groups = new Map<string, Array<{ deposit: DepositRow; payment: PaymentRow }>>();
     for (const deposit of candidates) {
       const payment = payments.get(deposit.paymentId);
-      if (payment === undefined || !settledStatuses.includes(payment.status as Status)) continue;
+      if (payment === undefined || !settledStatuses.includes(payment.status as PaymentStatus)) continue;
       const key = `${payment.merchantId}\u0000${deposit.asset}`;
       const list = groups.get(key) ?? [];
       list.push({ deposit, payment });

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../../../test/support/harness.ts';
 import { createIsolatedDatabase, waitFor } from '../../../test/support/webhooks.ts';
 import { createSettlementJobs } from './jobs.ts';
-import { settlementRepo } from './repo.ts';
+import { chainsRepo } from './repo.ts';
 
 let t: TestApp;
 let drop: () => Promise<void>;
@@ -32,12 +32,12 @@ const jobs = () =>
 
 describe('settlement jobs', () => {
   it("are not ready until every chain's first run has set its cursor; a restart is ready at once", async () => {
-    expect((await settlementRepo.cursorHeights(t.database.db)).size).toBe(0);
+    expect((await chainsRepo.cursorHeights(t.database.db)).size).toBe(0);
     const first = jobs();
     await first.start();
     expect(await first.readiness()).toMatch(/settlement starting: settlement:ethereum:test/);
     await waitFor('every chain started', async () => (await first.readiness()) === null, 20_000);
-    const cursors = await settlementRepo.cursorHeights(t.database.db);
+    const cursors = await chainsRepo.cursorHeights(t.database.db);
     expect(cursors.size).toBe(t.services.chainAdapters.all().length);
     await first.stop();
 

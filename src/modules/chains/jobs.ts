@@ -8,7 +8,7 @@ import type { ChainAdapter } from './adapter.ts';
 import type { ChainAdapters } from './adapters.ts';
 import { createForwarder, type ForwarderDeps } from './forwarder.ts';
 import { getChain } from './registry.ts';
-import { settlementRepo } from './repo.ts';
+import { chainsRepo } from './repo.ts';
 import type { SimulatedChain } from './simulated/chain.ts';
 import { createWatcher } from './watcher.ts';
 
@@ -118,7 +118,7 @@ export function createSettlementJobs(deps: SettlementJobsDeps): SettlementJobs {
           if (isSimulated(adapter)) {
             busy =
               (await adapter.hasPendingTransfers()) ||
-              (await settlementRepo.hasOpenWork(db, adapter.chain, adapter.isTest));
+              (await chainsRepo.hasOpenWork(db, adapter.chain, adapter.isTest));
             if (busy) {
               await adapter.produceBlock();
               await watcher.poll();
@@ -161,7 +161,7 @@ export function createSettlementJobs(deps: SettlementJobsDeps): SettlementJobs {
       // round has set the cursor at the chain's head: a payment handed out before it could be paid in a block the
       // watcher would then start after. The others (a restart) spread their first rounds over one block interval
       // (at most a second): ten at once would hold up the first requests on the embedded database's one connection.
-      const heights = await settlementRepo.cursorHeights(db);
+      const heights = await chainsRepo.cursorHeights(db);
       const adapters = deps.adapters.all();
       const spreadMs = Math.min(deps.simBlockMs, 1000);
       adapters.forEach((adapter, index) => {

@@ -2,33 +2,16 @@ import { and, asc, eq, inArray, sql } from 'drizzle-orm';
 import { pgArray } from '../../db/arrays.ts';
 import { type Db, queryRows } from '../../db/client.ts';
 import { chainBlocks, chainCursors, deposits, forwards } from '../../db/schema/index.ts';
+import type { ConfirmationSummary, DepositFacts } from '../payments/deposit-facts.ts';
 
 export type DepositRow = typeof deposits.$inferSelect;
 export type ForwardRow = typeof forwards.$inferSelect;
 export type CursorRow = typeof chainCursors.$inferSelect;
 
-/** What the state machine needs to know about one payment's deposits. */
-export interface DepositFacts {
-  /** Final, non-reverted deposits in the payment's asset. */
-  received: bigint;
-  /** The same, limited to blocks before the window ended. */
-  receivedInTime: bigint;
-  /** Unfinal, non-reverted deposits whose block came before the window ended. */
-  unfinalInTime: number;
-  /** Hash of the latest non-reverted deposit. */
-  latestTxHash: string | null;
-}
-
-export interface ConfirmationSummary {
-  /** Block of the newest unfinal deposit (the one with the fewest confirmations), if any. */
-  newestUnfinalBlock: number | null;
-  anyFinal: boolean;
-}
-
 const INSERT_CHUNK = 1000;
 
-/** All SQL of settlement: deposits, chain cursors and recent blocks, forwarding transactions. */
-export const settlementRepo = {
+/** All SQL of the chain side: deposits, chain cursors and recent blocks, forwarding transactions. */
+export const chainsRepo = {
   // ---- deposits ----
 
   /**
@@ -439,4 +422,4 @@ export const settlementRepo = {
   },
 };
 
-export type SettlementRepo = typeof settlementRepo;
+export type ChainsRepo = typeof chainsRepo;

@@ -13,7 +13,7 @@ import { createIsolatedDatabase, seedPayloadFields } from '../../../test/support
 import { queryRows } from '../../db/client.ts';
 import { toBaseUnits } from '../../lib/money.ts';
 import { createForwarder } from './forwarder.ts';
-import { settlementRepo } from './repo.ts';
+import { chainsRepo } from './repo.ts';
 import type { SimulatedChain } from './simulated/chain.ts';
 import { createWatcher, type Watcher } from './watcher.ts';
 
@@ -239,11 +239,11 @@ describe('watcher on the simulated chain', () => {
     expect(view.received_amount_native).toBe('0.02');
 
     // Even a rescan from an older cursor (as after a crash that lost the cursor) records nothing twice.
-    const cursor = await settlementRepo.cursor(t.database.db, 'ethereum', true);
+    const cursor = await chainsRepo.cursor(t.database.db, 'ethereum', true);
     if (cursor === undefined) throw new Error('no cursor');
     const back = await sim.block(cursor.blockNumber - CONFIRMATIONS - 1);
     if (back === null) throw new Error('no block');
-    await settlementRepo.setCursor(t.database.db, {
+    await chainsRepo.setCursor(t.database.db, {
       chain: 'ethereum',
       isTest: true,
       blockNumber: back.number,

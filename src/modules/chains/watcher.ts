@@ -4,7 +4,7 @@ import type { Clock } from '../../lib/clock.ts';
 import { newId } from '../../lib/ids.ts';
 import type { PaymentsService } from '../payments/service.ts';
 import type { BlockRef, ChainAdapter, Transfer } from './adapter.ts';
-import { type CursorRow, type DepositRow, settlementRepo as repo } from './repo.ts';
+import { type CursorRow, type DepositRow, chainsRepo as repo } from './repo.ts';
 
 export interface WatcherDeps {
   db: Db;

@@ -22,7 +22,7 @@ import {
   idempotencyKeys,
   payments,
 } from '../../db/schema/index.ts';
-import type { PaymentStatus } from './schemas.ts';
+import type { PaymentStatus } from './statuses.ts';
 
 export type PaymentRow = typeof payments.$inferSelect;
 export type IdempotencyRow = typeof idempotencyKeys.$inferSelect;

@@ -2,15 +2,7 @@ import { z } from 'zod';
 import { uuidPattern } from '../../lib/ids.ts';
 import { eventSchema } from '../webhooks/delivery/schemas.ts';
 
-export const paymentStatuses = [
-  'pending',
-  'confirming',
-  'completed',
-  'underpaid',
-  'overpaid',
-  'expired',
-] as const;
-export type PaymentStatus = (typeof paymentStatuses)[number];
+import { paymentStatuses } from './statuses.ts';
 
 /** Decimal amounts travel as strings; a JSON number is accepted when it round-trips exactly (see service). */
 const amountInput = z

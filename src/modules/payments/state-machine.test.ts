@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { nextState, type PaymentFacts, type Status, toleranceUnits } from './state-machine.ts';
+import { nextState, type PaymentFacts, toleranceUnits } from './state-machine.ts';
+import type { PaymentStatus as Status } from './statuses.ts';
 
 const E = 1_000_000n;
 const base: PaymentFacts = {

@@ -1,4 +1,5 @@
 import type { PaymentEventType } from '../webhooks/events/payload.ts';
+import type { PaymentStatus } from './statuses.ts';
 
 /**
  * The payment state machine (README "Payment states"), as one pure function. Received = the sum of final,
@@ -26,18 +27,7 @@ import type { PaymentEventType } from '../webhooks/events/payload.ts';
  * The forwarding row (payment.completed) is not a status change and is handled by the forwarder.
  */
 
-export const paymentStatuses = [
-  'pending',
-  'confirming',
-  'completed',
-  'underpaid',
-  'overpaid',
-  'expired',
-] as const;
-export type Status = (typeof paymentStatuses)[number];
-
-/** Statuses that no deposit or window can change any more. */
-export const settledStatuses: readonly Status[] = ['completed', 'overpaid', 'expired'];
+type Status = PaymentStatus;
 
 export interface PaymentFacts {
   status: Status;

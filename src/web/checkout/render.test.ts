@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { type CheckoutView, paymentStatuses } from '../../modules/payments/schemas.ts';
+import type { CheckoutView } from '../../modules/payments/schemas.ts';
+import { paymentStatuses } from '../../modules/payments/statuses.ts';
 import { qrSvg } from './qr.ts';
 import { escapeHtml, formatRemaining, networkLabel, renderCheckoutPage, safeRedirectUrl } from './render.ts';
 

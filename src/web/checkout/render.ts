@@ -1,4 +1,5 @@
-import type { CheckoutView, PaymentStatus } from '../../modules/payments/schemas.ts';
+import type { CheckoutView } from '../../modules/payments/schemas.ts';
+import type { PaymentStatus } from '../../modules/payments/statuses.ts';
 
 /**
  * The hosted checkout page as HTML, rendered on the server from the public checkout view only (never merchant data).

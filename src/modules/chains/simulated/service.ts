@@ -2,18 +2,17 @@ import type { Db } from '../../../db/client.ts';
 import type { Clock } from '../../../lib/clock.ts';
 import { AppError } from '../../../lib/errors.ts';
 import { fromBaseUnits, MoneyFormatError, toBaseUnits } from '../../../lib/money.ts';
-import type { PaymentRow } from '../../payments/repo.ts';
 import type {
   CheckoutSimulateInput,
   CheckoutSimulateResultView,
   SimulatePaymentInput,
   SimulateResultView,
 } from '../../payments/schemas.ts';
-import type { PaymentsService } from '../../payments/service.ts';
+import type { PaymentRow, PaymentsService } from '../../payments/service.ts';
 import type { Principal } from '../../tenancy/caller.ts';
 import type { ChainAdapters } from '../adapters.ts';
 import { getAsset, getChain } from '../registry.ts';
-import { settlementRepo } from '../repo.ts';
+import { chainsRepo } from '../repo.ts';
 
 export interface SettlementDeps {
   db: Db;
@@ -101,7 +100,7 @@ export function createSettlementService({ db, clock, payments, adapters }: Settl
       }
     } else {
       const expected = BigInt(row.expectedBaseUnits);
-      const sent = (await settlementRepo.depositsOfPayment(db, row.id))
+      const sent = (await chainsRepo.depositsOfPayment(db, row.id))
         .filter((deposit) => deposit.state !== 'reverted' && deposit.asset === row.asset)
         .reduce((sum, deposit) => sum + BigInt(deposit.amount), 0n);
       const due = expected > sent ? expected - sent : 0n;

@@ -1,0 +1,162 @@
+import type { Db } from '../../db/client.ts';
+import type { SettingsService } from '../settings/service.ts';
+import { exactTolerances } from '../settings/service.ts';
+import type { EventsService, RecordPaymentEventInput } from '../webhooks/events/service.ts';
+import { type DepositLedger, noDeposits } from './deposit-facts.ts';
+import { amounts, snapshot, toleranceOf } from './model.ts';
+import type { PaymentRow, PaymentsRepo } from './repo.ts';
+import { nextState } from './state-machine.ts';
+import type { PaymentStatus } from './statuses.ts';
+
+export interface PaymentLifecycleDeps {
+  db: Db;
+  repo: PaymentsRepo;
+  /** Deposits as the chains module recorded them: read inside the settling transaction. */
+  ledger: Pick<DepositLedger, 'depositFacts'>;
+  settings: Pick<SettingsService, 'tolerancesFor'>;
+  /** The outbox: every status change writes its events in the same transaction. */
+  events: Pick<EventsService, 'recordPaymentEvent' | 'recordPaymentEvents'>;
+}
+
+/** A payment's life after creation: the state machine applied to its deposits, its window's end, its forwarding. */
+export function createPaymentLifecycle(deps: PaymentLifecycleDeps) {
+  const { db, repo } = deps;
+
+  /**
+   * Re-evaluates payments from their deposits inside the caller's transaction `tx` (which also recorded the deposit
+   * or block change that prompted it): locks them, runs the state machine, writes status, received amount and latest
+   * deposit hash, and records each event through the outbox. Returns how many statuses changed and events were written.
+   */
+  async function settle(tx: Db, ids: string[], now: Date): Promise<{ transitions: number; events: number }> {
+    const rows = await repo.lockForSettlement(tx, [...new Set(ids)]);
+    if (rows.length === 0) return { transitions: 0, events: 0 };
+    const [facts, tolerances] = await Promise.all([
+      deps.ledger.depositFacts(
+        tx,
+        rows.map((row) => ({ id: row.id, asset: row.asset, expiresAt: row.expiresAt })),
+      ),
+      deps.settings.tolerancesFor(
+        tx,
+        rows.map((row) => row.merchantId),
+      ),
+    ]);
+    const updates: Array<{ id: string; status: string; receivedBaseUnits: string; txHash: string | null }> =
+      [];
+    const events: RecordPaymentEventInput[] = [];
+    let transitions = 0;
+    for (const row of rows) {
+      const { asset, expected } = amounts(row);
+      const fact = facts.get(row.id) ?? noDeposits;
+      const receivedBefore = BigInt(row.receivedBaseUnits);
+      const transition = nextState({
+        status: row.status as PaymentStatus,
+        expected,
+        receivedBefore,
+        receivedInTime: fact.receivedInTime,
+        unfinalInTime: fact.unfinalInTime,
+        windowEnded: now.getTime() >= row.expiresAt.getTime(),
+        tolerance: toleranceOf(
+          row,
+          tolerances.get(row.merchantId) ?? exactTolerances,
+          expected,
+          asset.decimals,
+        ),
+      });
+      if (
+        transition.status !== row.status ||
+        fact.received !== receivedBefore ||
+        fact.latestTxHash !== row.txHash
+      ) {
+        updates.push({
+          id: row.id,
+          status: transition.status,
+          receivedBaseUnits: fact.received.toString(),
+          txHash: fact.latestTxHash,
+        });
+      }
+      if (transition.status !== row.status) transitions += 1;
+      for (const step of transition.steps) {
+        events.push({
+          merchantId: row.merchantId,
+          type: step.event,
+          payment: snapshot(row, step.status, fact.received, fact.latestTxHash),
+          occurredAt: now,
+        });
+      }
+    }
+    await repo.applySettlement(tx, updates, now);
+    await deps.events.recordPaymentEvents(tx, events);
+    return { transitions, events: events.length };
+  }
+
+  return {
+    settle,
+
+    /** A payment's tolerances in base units of its asset: allowed shortfall and excess. */
+    async tolerancesOf(row: PaymentRow): Promise<{ under: bigint; over: bigint }> {
+      const tolerances = (await deps.settings.tolerancesFor(db, [row.merchantId])).get(row.merchantId);
+      const { asset, expected } = amounts(row);
+      return toleranceOf(row, tolerances ?? exactTolerances, expected, asset.decimals);
+    },
+
+    /** Expires open payments whose window has ended (at most `limit`); safe to run in several processes at once. */
+    async expireDue(now: Date, limit = 500): Promise<{ transitions: number; events: number }> {
+      const total = { transitions: 0, events: 0 };
+      let after: { expiresAt: Date; id: string } | undefined;
+      // In batches of `limit`, each its own transaction, past those that stay open (an underpaid payment waiting
+      // for an in-time top-up) so that they never hold up the others.
+      for (;;) {
+        const batch = await db.transaction(async (tx) => {
+          const rows = await repo.lockDueForExpiry(tx, now, limit, after);
+          const result = await settle(
+            tx,
+            rows.map((row) => row.id),
+            now,
+          );
+          return { rows, result };
+        });
+        total.transitions += batch.result.transitions;
+        total.events += batch.result.events;
+        const last = batch.rows.at(-1);
+        if (batch.rows.length < limit || last === undefined) return total;
+        after = { expiresAt: last.expiresAt, id: last.id };
+      }
+    },
+
+    /** When the next open payment's window ends (null when none is open). */
+    nextExpiry: () => repo.nextExpiry(db),
+
+    /** Ends the window of an open payment now and settles it (test mode `simulate`, outcome `expired`). */
+    async endWindow(row: PaymentRow, now: Date): Promise<void> {
+      await db.transaction(async (tx) => {
+        await repo.endWindow(tx, row.id, now);
+        await settle(tx, [row.id], now);
+      });
+    },
+
+    /**
+     * Records a final forwarding transaction on its payments inside `tx`: forwarded_at, forward_tx_hash, each one's
+     * share of the fee, and a payment.completed event carrying the payment's status at that moment.
+     */
+    async markForwarded(
+      tx: Db,
+      shares: Array<{ id: string; fee: bigint }>,
+      txHash: string,
+      at: Date,
+    ): Promise<void> {
+      await repo.applyForwarded(tx, shares, txHash, at);
+      const rows = await repo.lockForSettlement(
+        tx,
+        shares.map((share) => share.id),
+      );
+      for (const row of rows) {
+        await deps.events.recordPaymentEvent(tx, {
+          merchantId: row.merchantId,
+          type: 'payment.completed',
+          payment: snapshot(row, row.status, BigInt(row.receivedBaseUnits), row.txHash),
+          occurredAt: at,
+        });
+      }
+    },
+  };
+}

@@ -1,0 +1,216 @@
+import type { Db } from '../../db/client.ts';
+import { AppError } from '../../lib/errors.ts';
+import { fromBaseUnits } from '../../lib/money.ts';
+import type { ConfirmationsOf } from '../chains/confirmations.ts';
+import { paymentUri } from '../chains/payment-uri.ts';
+import { explorerTxLink, getAsset, networkOf } from '../chains/registry.ts';
+import type { Principal } from '../tenancy/caller.ts';
+import { modeForRead } from '../tenancy/scope.ts';
+import type { EventsService } from '../webhooks/events/service.ts';
+import { createConfirmationCounter, type DepositLedger } from './deposit-facts.ts';
+import { amounts } from './model.ts';
+import type { PaymentRow, PaymentsRepo } from './repo.ts';
+import type { CheckoutView, DepositView, PaymentDetailView, PaymentView } from './schemas.ts';
+import type { PaymentStatus } from './statuses.ts';
+
+export interface PaymentViewsDeps {
+  db: Db;
+  repo: PaymentsRepo;
+  publicUrl: string;
+  /** Confirmations a deposit of this chain and mode needs (chains/confirmations.ts). */
+  confirmationsOf: ConfirmationsOf;
+  /** Deposits and chain heights, as the chains module recorded them (read only). */
+  ledger: DepositLedger;
+  events: Pick<EventsService, 'listEvents'>;
+}
+
+/** The reads: a payment as the API, the dashboard and the public checkout show it. */
+export function createPaymentViews(deps: PaymentViewsDeps) {
+  const { db, repo } = deps;
+  const seenOf = createConfirmationCounter({
+    db,
+    ledger: deps.ledger,
+    confirmationsOf: deps.confirmationsOf,
+  });
+
+  function toView(row: PaymentRow, seen = 0): PaymentView {
+    const { chain, asset, expected, received, remaining } = amounts(row);
+    return {
+      payment_id: row.id,
+      status: row.status as PaymentStatus,
+      amount: row.amount,
+      currency: row.currency,
+      chain: row.chain,
+      asset: row.asset,
+      address: row.address,
+      expected_amount_native: fromBaseUnits(expected, asset.decimals),
+      received_amount_native: fromBaseUnits(received, asset.decimals),
+      remaining_amount_native: fromBaseUnits(remaining, asset.decimals),
+      tx_hash: row.txHash,
+      rate: { value: row.rate, source: row.rateSource },
+      confirmations: { seen, required: deps.confirmationsOf(chain.id, row.isTest) },
+      is_test: row.isTest,
+      order_id: row.orderId,
+      metadata: row.metadata,
+      redirect_url: row.redirectUrl,
+      checkout_url: `${deps.publicUrl}/pay/${row.id}`,
+      payment_uri: paymentUri({
+        chain,
+        asset,
+        address: row.address,
+        amountBaseUnits: remaining,
+        isTest: row.isTest,
+      }),
+      forwarded_at: row.forwardedAt?.toISOString() ?? null,
+      forward_tx_hash: row.forwardTxHash,
+      forward_fee_native:
+        row.forwardFeeBaseUnits === null
+          ? null
+          : fromBaseUnits(BigInt(row.forwardFeeBaseUnits), chain.nativeAsset.decimals),
+      created_at: row.createdAt.toISOString(),
+      expires_at: row.expiresAt.toISOString(),
+    };
+  }
+
+  return {
+    toView,
+
+    /** One payment with its deposits (explorer links) and its events, oldest first. */
+    async get(principal: Principal, id: string): Promise<PaymentDetailView> {
+      const row = await repo.find(principal.merchantId, modeForRead(principal, undefined), id);
+      if (row === undefined) throw new AppError('not_found', 'No such payment.', { param: 'id' });
+      const [seen, depositRows, heights, events] = await Promise.all([
+        seenOf([row]),
+        deps.ledger.depositsOfPayment(db, row.id),
+        deps.ledger.cursorHeights(db),
+        deps.events.listEvents(principal, { limit: 100, payment_id: row.id }),
+      ]);
+      const { chain, asset } = amounts(row);
+      const required = deps.confirmationsOf(row.chain, row.isTest);
+      const height = heights.get(`${row.chain}:${row.isTest}`);
+      const network = networkOf(chain, row.isTest);
+      const depositViews: DepositView[] = depositRows.map((deposit) => {
+        const decimals = getAsset(chain, deposit.asset)?.decimals ?? asset.decimals;
+        const confirmations =
+          deposit.state === 'final'
+            ? required
+            : deposit.state === 'reverted' || height === undefined
+              ? 0
+              : Math.max(0, Math.min(required, height - deposit.blockNumber + 1));
+        return {
+          id: deposit.id,
+          tx_hash: deposit.txHash,
+          output_index: deposit.outputIndex,
+          asset: deposit.asset,
+          amount_native: fromBaseUnits(BigInt(deposit.amount), decimals),
+          block_number: deposit.blockNumber,
+          block_hash: deposit.blockHash,
+          state: deposit.state as DepositView['state'],
+          confirmations,
+          confirmations_required: required,
+          counted: deposit.asset === row.asset,
+          simulated: deposit.simulated,
+          explorer_url: deposit.simulated ? null : explorerTxLink(network, deposit.txHash),
+          seen_at: deposit.seenAt.toISOString(),
+          final_at: deposit.finalAt?.toISOString() ?? null,
+          reverted_at: deposit.revertedAt?.toISOString() ?? null,
+        };
+      });
+      return {
+        ...toView(row, seen.get(row.id) ?? 0),
+        deposits: depositViews,
+        events: [...events.data].reverse(),
+      };
+    },
+
+    async list(
+      principal: Principal,
+      query: {
+        limit: number;
+        starting_after?: string | undefined;
+        status?: PaymentStatus | undefined;
+        order_id?: string | undefined;
+        created_gte?: string | undefined;
+        created_lt?: string | undefined;
+        is_test?: boolean | undefined;
+      },
+    ): Promise<{ data: PaymentView[]; has_more: boolean; next_cursor: string | null }> {
+      const rows = await repo.list({
+        merchantId: principal.merchantId,
+        isTest: modeForRead(principal, query.is_test),
+        limit: query.limit + 1,
+        startingAfter: query.starting_after,
+        status: query.status,
+        orderId: query.order_id,
+        createdGte: query.created_gte === undefined ? undefined : new Date(query.created_gte),
+        createdLt: query.created_lt === undefined ? undefined : new Date(query.created_lt),
+      });
+      const page = rows.slice(0, query.limit);
+      const hasMore = rows.length > query.limit;
+      const seen = await seenOf(page);
+      return {
+        data: page.map((row) => toView(row, seen.get(row.id) ?? 0)),
+        has_more: hasMore,
+        next_cursor: hasMore ? (page.at(-1)?.id ?? null) : null,
+      };
+    },
+
+    /** The public, key-less view for the hosted checkout: no metadata, order id or merchant data. */
+    async checkoutView(id: string): Promise<CheckoutView> {
+      const row = await repo.findPublic(id);
+      if (row === undefined) throw new AppError('not_found', 'No such payment.', { param: 'payment_id' });
+      const { chain, asset, expected, received, remaining } = amounts(row);
+      const network = networkOf(chain, row.isTest);
+      return {
+        payment_id: row.id,
+        status: row.status as PaymentStatus,
+        amount: row.amount,
+        currency: row.currency,
+        chain: row.chain,
+        chain_name: chain.name,
+        network: network.name,
+        asset: row.asset,
+        asset_decimals: asset.decimals,
+        address: row.address,
+        expected_amount_native: fromBaseUnits(expected, asset.decimals),
+        received_amount_native: fromBaseUnits(received, asset.decimals),
+        remaining_amount_native: fromBaseUnits(remaining, asset.decimals),
+        payment_uri: paymentUri({
+          chain,
+          asset,
+          address: row.address,
+          amountBaseUnits: remaining,
+          isTest: row.isTest,
+        }),
+        expires_at: row.expiresAt.toISOString(),
+        confirmations: {
+          seen: (await seenOf([row])).get(row.id) ?? 0,
+          required: deps.confirmationsOf(chain.id, row.isTest),
+        },
+        is_test: row.isTest,
+        redirect_url: row.redirectUrl,
+      };
+    },
+
+    /** Payment rows by id, for settlement (forwarding needs merchant, status and derivation index). */
+    rowsByIds: (ids: string[]) => repo.byIds(db, ids),
+
+    /** Payments of a chain and mode to watch: created at or after `createdFrom`, window ending after `expiresAfter`. */
+    watchable: (chain: string, isTest: boolean, createdFrom: Date, expiresAfter: Date) =>
+      repo.watchable(db, chain, isTest, createdFrom, expiresAfter),
+
+    /** A payment of the principal's merchant (any mode the principal may see), as its row. */
+    async findRow(principal: Principal, id: string): Promise<PaymentRow> {
+      const row = await repo.find(principal.merchantId, modeForRead(principal, undefined), id);
+      if (row === undefined) throw new AppError('not_found', 'No such payment.', { param: 'id' });
+      return row;
+    },
+
+    /** A payment by its id alone, for the public checkout (never hand its merchant data to the payer). */
+    async findPublicRow(id: string): Promise<PaymentRow> {
+      const row = await repo.findPublic(id);
+      if (row === undefined) throw new AppError('not_found', 'No such payment.', { param: 'payment_id' });
+      return row;
+    },
+  };
+}
