@@ -18,7 +18,7 @@ import { createRateLimiter } from './http/rate-limit.ts';
 import { randomToken } from './lib/ids.ts';
 import { accountsRoutes } from './modules/accounts/routes.ts';
 import { chainsRoutes } from './modules/chains/routes.ts';
-import { settlementRoutes } from './modules/chains/simulated/routes.ts';
+import { simulatorRoutes } from './modules/chains/simulated/routes.ts';
 import { keysRoutes } from './modules/keys/routes.ts';
 import { paymentsRoutes } from './modules/payments/routes.ts';
 import { settingsRoutes } from './modules/settings/routes.ts';
@@ -149,13 +149,13 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       await v1.register(webhookEndpointRoutes(context));
       await v1.register(webhookDeliveryRoutes(context));
       await v1.register(paymentsRoutes(context));
-      await v1.register(settlementRoutes(context));
+      await v1.register(simulatorRoutes(context));
       await v1.register(settingsRoutes(context));
     },
     { prefix: '/v1' },
   );
 
-  await app.register(checkoutRoutes({ payments: services.payments, settlement: services.settlement }));
+  await app.register(checkoutRoutes({ payments: services.payments, simulator: services.simulator }));
   await app.register(dashboardRoutes(deps.dashboardDir === undefined ? {} : { distDir: deps.dashboardDir }));
 
   return app;

@@ -9,7 +9,7 @@ import { confirmationsFor } from './modules/chains/confirmations.ts';
 import { createAddressDeriver } from './modules/chains/derivation.ts';
 import { createDerivationThread } from './modules/chains/derivation-thread.ts';
 import { depositLedger } from './modules/chains/ledger.ts';
-import { createSettlementService } from './modules/chains/simulated/service.ts';
+import { createSimulatorService } from './modules/chains/simulated/service.ts';
 import { createKeysRepo } from './modules/keys/repo.ts';
 import { createKeysService } from './modules/keys/service.ts';
 import { createPaymentsRepo } from './modules/payments/repo.ts';
@@ -94,7 +94,7 @@ export function buildServices({ config, database, clock, checkWebhookUrl, rates,
     settings,
     ledger: depositLedger,
   });
-  const settlement = createSettlementService({ db, clock, payments, adapters: chainAdapters });
+  const simulator = createSimulatorService({ db, clock, payments, adapters: chainAdapters });
   return {
     accounts,
     keys,
@@ -102,7 +102,7 @@ export function buildServices({ config, database, clock, checkWebhookUrl, rates,
     events,
     payments,
     settings,
-    settlement,
+    simulator,
     chainAdapters,
     /** The thread deposit addresses are derived on (SVC_DERIVATION_THREAD), if any; it starts on first use. */
     derivation,

@@ -1,4 +1,3 @@
-import type { Clock } from '../../lib/clock.ts';
 import { fromBaseUnits, ratioFromDecimal } from '../../lib/money.ts';
 import { type ChainInfo, getAsset, getChain } from '../chains/registry.ts';
 import type { Tolerances } from '../settings/service.ts';
@@ -69,5 +68,3 @@ export function toleranceOf(row: PaymentRow, tolerances: Tolerances, expected: b
     ),
   };
 }
-
-export type { Clock };

@@ -47,11 +47,11 @@ function securityHeaders(reply: FastifyReply): FastifyReply {
 }
 
 type PaymentsForCheckout = Pick<Services['payments'], 'checkoutView'>;
-type SettlementForCheckout = Pick<Services['settlement'], 'simulateCheckout'>;
+type SimulatorForCheckout = Pick<Services['simulator'], 'simulateCheckout'>;
 
 export function checkoutRoutes(deps: {
   payments: PaymentsForCheckout;
-  settlement: SettlementForCheckout;
+  simulator: SimulatorForCheckout;
   now?: () => Date;
 }) {
   const css = loadAsset('checkout.css', 'css', 'text/css; charset=utf-8');
@@ -127,7 +127,7 @@ export function checkoutRoutes(deps: {
           return sendPage(reply, id, { kind: 'error', text: 'Choose one of the simulation buttons.' }, 400);
         }
         try {
-          await deps.settlement.simulateCheckout(id.toLowerCase(), { outcome: known });
+          await deps.simulator.simulateCheckout(id.toLowerCase(), { outcome: known });
         } catch (error) {
           if (error instanceof AppError && error.code !== 'not_found') {
             return sendPage(reply, id, { kind: 'error', text: error.message }, error.status);

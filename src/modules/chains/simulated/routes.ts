@@ -10,7 +10,7 @@ import {
   simulateResultSchema,
 } from '../../payments/schemas.ts';
 
-export function settlementRoutes({ services, requireAuth }: RouteContext): FastifyPluginAsyncZod {
+export function simulatorRoutes({ services, requireAuth }: RouteContext): FastifyPluginAsyncZod {
   return async (app) => {
     app.post(
       '/payments/:id/simulate',
@@ -33,7 +33,7 @@ export function settlementRoutes({ services, requireAuth }: RouteContext): Fasti
       async (request, reply) =>
         reply
           .status(202)
-          .send(await services.settlement.simulate(principalOf(request), request.params.id, request.body)),
+          .send(await services.simulator.simulate(principalOf(request), request.params.id, request.body)),
     );
 
     app.post(
@@ -55,7 +55,7 @@ export function settlementRoutes({ services, requireAuth }: RouteContext): Fasti
         reply
           .status(202)
           .header('cache-control', 'no-store')
-          .send(await services.settlement.simulateCheckout(request.params.payment_id, request.body)),
+          .send(await services.simulator.simulateCheckout(request.params.payment_id, request.body)),
     );
   };
 }

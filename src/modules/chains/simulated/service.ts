@@ -14,7 +14,7 @@ import type { ChainAdapters } from '../adapters.ts';
 import { getAsset, getChain } from '../registry.ts';
 import { chainsRepo } from '../repo.ts';
 
-export interface SettlementDeps {
+export interface SimulatorDeps {
   db: Db;
   clock: Clock;
   payments: Pick<
@@ -27,7 +27,7 @@ export interface SettlementDeps {
 type SimulatedDeposit = SimulateResultView['deposit'];
 
 /** What the API offers of settlement: test-mode simulation of a payer. */
-export function createSettlementService({ db, clock, payments, adapters }: SettlementDeps) {
+export function createSimulatorService({ db, clock, payments, adapters }: SimulatorDeps) {
   /**
    * TEST MODE ONLY. Sends a simulated deposit to a test payment's address (it lands in the next simulated block and
    * then walks through confirmations), or ends its window (`expired`). Returns the simulated transfer (null for
@@ -156,4 +156,4 @@ export function createSettlementService({ db, clock, payments, adapters }: Settl
   };
 }
 
-export type SettlementService = ReturnType<typeof createSettlementService>;
+export type SimulatorService = ReturnType<typeof createSimulatorService>;
