@@ -4,10 +4,8 @@ import type { Config } from './config.ts';
 import type { EmbeddedClient } from './db/engine-thread.ts';
 import { openMigratingDatabase } from './db/migrate.ts';
 import { systemClock } from './lib/clock.ts';
-import { evmReadiness } from './modules/chains/evm/index.ts';
-import { createSettlementJobs } from './modules/chains/jobs.ts';
-import { createConfiguredDeliveryWorker } from './modules/webhooks/delivery/worker.ts';
 import { buildServices } from './services.ts';
+import { backgroundWorkers } from './workers.ts';
 
 export interface ProgramOptions {
   role: 'serve' | 'api' | 'worker';
@@ -50,36 +48,12 @@ export async function runProgram({ role, config, logger, engine }: ProgramOption
   }
 
   if (withWorkers) {
-    const deliveryWorker = createConfiguredDeliveryWorker({
-      config,
-      database,
-      clock,
-      signingSecrets: services.webhookEndpoints.signingSecrets,
-      logger: logger.child({ worker: 'webhooks' }),
-    });
-    await deliveryWorker.start();
-    readinessChecks.push(() => deliveryWorker.readiness());
-    stopWorkers.push(() => deliveryWorker.stop());
-    logger.info('webhook delivery worker started');
-
-    const settlementJobs = createSettlementJobs({
-      database,
-      clock,
-      adapters: services.chainAdapters,
-      payments: services.payments,
-      settings: services.settings,
-      simBlockMs: config.simBlockMs,
-      lateWatchDays: config.lateWatchDays,
-      logger: logger.child({ worker: 'settlement' }),
-    });
-    await settlementJobs.start();
-    readinessChecks.push(() => settlementJobs.readiness());
-    readinessChecks.push(evmReadiness(services.chainAdapters.all()));
-    stopWorkers.push(() => settlementJobs.stop());
-    logger.info(
-      { simBlockMs: config.simBlockMs },
-      'settlement started: watchers, forwarding and expiry (test mode on the simulated chains)',
-    );
+    for (const worker of backgroundWorkers({ config, database, clock, services, logger })) {
+      await worker.start();
+      readinessChecks.push(() => worker.readiness());
+      stopWorkers.push(() => worker.stop());
+      logger.info(worker.started);
+    }
     workersStarted = true;
   }
 

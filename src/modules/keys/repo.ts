@@ -5,7 +5,7 @@ import { apiKeys, keypairs } from '../../db/schema/index.ts';
 export type KeypairRow = typeof keypairs.$inferSelect;
 export type ApiKeyRow = typeof apiKeys.$inferSelect;
 
-/** The lookup behind every API-key authentication, prepared once (see webhooks/repo.ts prepareFind). */
+/** The lookup behind every API-key authentication, prepared once (see webhooks/endpoints/repo.ts prepareFind). */
 function prepareFindActiveKey(db: Db) {
   return db
     .select({ key: apiKeys })

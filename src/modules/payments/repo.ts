@@ -84,7 +84,7 @@ function driverValues(rows: readonly PaymentRow[]): Record<string, unknown> {
 /**
  * The statements of the hot paths (creation without an idempotency key, the public checkout read), prepared once:
  * drizzle's query builder costs more per call than PostgreSQL takes to run either, and on PostgreSQL a named
- * statement is parsed and planned once per connection (see webhooks/repo.ts prepareFind). Inserts of 1 to
+ * statement is parsed and planned once per connection (see webhooks/endpoints/repo.ts prepareFind). Inserts of 1 to
  * MAX_INSERT_ROWS payments each have their own.
  */
 function prepareInsert(db: Db, count: number) {

@@ -1,0 +1,74 @@
+import type { Logger } from 'pino';
+import type { Config } from './config.ts';
+import type { Database } from './db/client.ts';
+import type { Clock } from './lib/clock.ts';
+import { evmReadiness } from './modules/chains/evm/index.ts';
+import { createSettlementJobs } from './modules/chains/jobs.ts';
+import { createConfiguredDeliveryWorker } from './modules/webhooks/delivery/worker.ts';
+import type { Services } from './services.ts';
+
+/** A background worker as the program runs it: started after the API listens, stopped last-started-first. */
+export interface BackgroundWorker {
+  name: string;
+  /** What the log says once it runs. */
+  started: string;
+  start(): Promise<void>;
+  stop(): Promise<void>;
+  /** Null when ready; otherwise why not (for /readyz). */
+  readiness(): Promise<string | null>;
+}
+
+export interface WorkerDeps {
+  config: Config;
+  database: Database;
+  clock: Clock;
+  services: Services;
+  logger: Logger;
+}
+
+/** Every background worker that the `serve` and `worker` roles start, in start order: the one list of them. */
+export function backgroundWorkers({
+  config,
+  database,
+  clock,
+  services,
+  logger,
+}: WorkerDeps): BackgroundWorker[] {
+  const delivery = createConfiguredDeliveryWorker({
+    config,
+    database,
+    clock,
+    signingSecrets: services.webhookEndpoints.signingSecrets,
+    logger: logger.child({ worker: 'webhooks' }),
+  });
+  const settlement = createSettlementJobs({
+    database,
+    clock,
+    adapters: services.chainAdapters,
+    payments: services.payments,
+    settings: services.settings,
+    simBlockMs: config.simBlockMs,
+    lateWatchDays: config.lateWatchDays,
+    logger: logger.child({ worker: 'settlement' }),
+  });
+  const nodes = evmReadiness(services.chainAdapters.all());
+  return [
+    {
+      name: 'webhooks',
+      started: 'webhook delivery worker started',
+      start: () => delivery.start(),
+      stop: () => delivery.stop(),
+      readiness: () => delivery.readiness(),
+    },
+    {
+      name: 'settlement',
+      started: `settlement started: watchers, forwarding and expiry (test mode on the simulated chains, a block every ${config.simBlockMs} ms)`,
+      start: () => settlement.start(),
+      stop: () => settlement.stop(),
+      readiness: async () => {
+        const problems = (await Promise.all([settlement.readiness(), nodes()])).filter((p) => p !== null);
+        return problems.length === 0 ? null : problems.join('; ');
+      },
+    },
+  ];
+}
