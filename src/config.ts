@@ -5,7 +5,7 @@ import { generateMnemonic, validateMnemonic } from '@scure/bip39';
 import { wordlist } from '@scure/bip39/wordlists/english.js';
 import { z } from 'zod';
 import { parseDurationList } from './lib/duration.ts';
-import { type EvmSettings, parseEvmChainSettings } from './modules/chains/evm/settings.ts';
+import { type EvmSettings, parseEvmChainSettings } from './modules/chains/families.ts';
 import type { ChainId } from './modules/chains/registry.ts';
 import { parseConfirmations } from './modules/chains/settings.ts';
 import { parseSourceList, parseTestRates, type RatesConfig } from './modules/rates/settings.ts';
@@ -32,7 +32,7 @@ const mnemonic = z
 const positiveInt = z.coerce.number().int().positive();
 const nonNegativeInt = z.coerce.number().int().nonnegative();
 
-export const envSchema = z.object({
+const envSchema = z.object({
   NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
   PORT: z.coerce.number().int().min(0).max(65535).default(8080),
   HOST: z.string().min(1).default('127.0.0.1'),
@@ -166,7 +166,7 @@ export const envSchema = z.object({
   SVC_LATE_WATCH_DAYS: nonNegativeInt.max(365).default(7),
 });
 
-export type Env = z.infer<typeof envSchema>;
+type Env = z.infer<typeof envSchema>;
 
 export interface Config {
   env: Env['NODE_ENV'];

@@ -4,12 +4,11 @@ import type { Database } from './db/client.ts';
 import type { Clock } from './lib/clock.ts';
 import { createAccountsRepo } from './modules/accounts/repo.ts';
 import { createAccountsService } from './modules/accounts/service.ts';
-import { createChainAdapters } from './modules/chains/adapters.ts';
 import { confirmationsFor } from './modules/chains/confirmations.ts';
 import { createAddressDeriver } from './modules/chains/derivation.ts';
 import { createDerivationThread } from './modules/chains/derivation-thread.ts';
+import { createChainAdapters } from './modules/chains/families.ts';
 import { depositLedger } from './modules/chains/ledger.ts';
-import { createSimulatorService } from './modules/chains/simulated/service.ts';
 import { createKeysRepo } from './modules/keys/repo.ts';
 import { createKeysService } from './modules/keys/service.ts';
 import { createPaymentsRepo } from './modules/payments/repo.ts';
@@ -17,6 +16,7 @@ import { createPaymentsService, type RateProvider } from './modules/payments/ser
 import { createDefaultRatesService } from './modules/rates/index.ts';
 import { createSettingsRepo } from './modules/settings/repo.ts';
 import { createSettingsService } from './modules/settings/service.ts';
+import { createSimulatorService } from './modules/simulator/service.ts';
 import { createWebhookEndpointsRepo } from './modules/webhooks/endpoints/repo.ts';
 import {
   createWebhookEndpointsService,
@@ -64,14 +64,15 @@ export function buildServices({ config, database, clock, checkWebhookUrl, rates,
   });
   const events = createEventsService({ db, repo: eventsRepo, clock, endpoints: webhookEndpoints });
   const settings = createSettingsService({ db, repo: createSettingsRepo(db), clock });
+  const seeds = { testMnemonic: config.testMnemonic, liveMnemonic: config.liveMnemonic };
+  const deriver = createAddressDeriver(seeds);
   const chainAdapters = createChainAdapters({
     db,
     clock,
     config,
+    deriver,
     logger: logger?.child({ worker: 'chains' }),
   });
-  const seeds = { testMnemonic: config.testMnemonic, liveMnemonic: config.liveMnemonic };
-  const deriver = createAddressDeriver(seeds);
   const derivation = config.derivationThread
     ? createDerivationThread({ seeds, deriver, logger: logger?.child({ worker: 'derivation' }) })
     : undefined;

@@ -2,7 +2,6 @@ import type { Logger } from 'pino';
 import type { Config } from './config.ts';
 import type { Database } from './db/client.ts';
 import type { Clock } from './lib/clock.ts';
-import { evmReadiness } from './modules/chains/evm/index.ts';
 import { createSettlementJobs } from './modules/chains/jobs.ts';
 import { createConfiguredDeliveryWorker } from './modules/webhooks/delivery/worker.ts';
 import type { Services } from './services.ts';
@@ -51,7 +50,6 @@ export function backgroundWorkers({
     lateWatchDays: config.lateWatchDays,
     logger: logger.child({ worker: 'settlement' }),
   });
-  const nodes = evmReadiness(services.chainAdapters.all());
   return [
     {
       name: 'webhooks',
@@ -66,7 +64,9 @@ export function backgroundWorkers({
       start: () => settlement.start(),
       stop: () => settlement.stop(),
       readiness: async () => {
-        const problems = (await Promise.all([settlement.readiness(), nodes()])).filter((p) => p !== null);
+        const problems = [await settlement.readiness(), await services.chainAdapters.readiness()].filter(
+          (problem) => problem !== null,
+        );
         return problems.length === 0 ? null : problems.join('; ');
       },
     },

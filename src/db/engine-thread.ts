@@ -2,7 +2,7 @@ import { Worker } from 'node:worker_threads';
 import type { QueryOptions, Results } from '@electric-sql/pglite';
 
 /** What the program asks of an embedded engine: PGlite itself has it (tests use one), and so has the engine thread. */
-export interface EmbeddedQueryable {
+interface EmbeddedQueryable {
   query<T>(text: string, params?: unknown[], options?: QueryOptions): Promise<Results<T>>;
 }
 

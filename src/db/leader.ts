@@ -19,7 +19,7 @@ export interface LeaderElector {
 const NAMESPACE = 7_300_002;
 const HEARTBEAT_MS = 5000;
 
-export function lockKey(name: string): number {
+function lockKey(name: string): number {
   return createHash('sha256').update(name).digest().readInt32BE(0);
 }
 

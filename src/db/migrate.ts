@@ -3,11 +3,18 @@ import { drizzle as drizzlePg } from 'drizzle-orm/node-postgres';
 import { migrate as migratePg } from 'drizzle-orm/node-postgres/migrator';
 import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
 import type { Logger } from 'pino';
-import type { Config } from '../config.ts';
 import { type Database, drizzleOver, openDatabase } from './client.ts';
 import type { EmbeddedClient } from './engine-thread.ts';
 
-export const migrationsFolder = fileURLToPath(new URL('../../drizzle', import.meta.url));
+const migrationsFolder = fileURLToPath(new URL('../../drizzle', import.meta.url));
+
+/** Where the database is, as the configuration says (config.ts). */
+export interface DatabaseSettings {
+  /** PostgreSQL (DATABASE_URL); undefined: the embedded engine in `dataDir`. */
+  databaseUrl: string | undefined;
+  dataDir: string;
+  databasePoolSize: number;
+}
 
 /** Arbitrary but fixed: every process that migrates takes this advisory lock, so only one migrates at a time. */
 const MIGRATION_LOCK = 7_300_001;
@@ -37,7 +44,7 @@ export async function migrateDatabase(database: Database): Promise<void> {
  * thread meanwhile, so the caller can do what needs no database (build the services and the HTTP app) before it waits.
  */
 export async function openMigratingDatabase(
-  config: Pick<Config, 'databaseUrl' | 'dataDir' | 'databasePoolSize'>,
+  config: DatabaseSettings,
   engine: EmbeddedClient | undefined,
   logger: Logger,
 ): Promise<{ database: Database; migrated: Promise<void> }> {
@@ -56,7 +63,7 @@ export async function openMigratingDatabase(
 
 /** The program's database as the configuration names it (the embedded engine already starting, if any), migrated. */
 export async function openMigratedDatabase(
-  config: Pick<Config, 'databaseUrl' | 'dataDir' | 'databasePoolSize'>,
+  config: DatabaseSettings,
   engine: EmbeddedClient | undefined,
   logger: Logger,
 ): Promise<Database> {

@@ -1,12 +1,12 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
-import { AppError, type ErrorCode, errorStatus } from '../lib/errors.ts';
+import { AppError, type ErrorCode } from '../lib/errors.ts';
 
-export interface ErrorBody {
+interface ErrorBody {
   error: { code: ErrorCode; message: string; param?: string; request_id: string };
 }
 
-export function sendError(reply: FastifyReply, request: FastifyRequest, error: AppError): FastifyReply {
+function sendError(reply: FastifyReply, request: FastifyRequest, error: AppError): FastifyReply {
   const body: ErrorBody = {
     error: {
       code: error.code,
@@ -55,7 +55,7 @@ function validationToAppError(error: FastifyError, input: unknown): AppError {
 }
 
 /** Maps Fastify's own errors to the closed list; anything unexpected becomes a 500 without details. */
-export function toAppError(error: FastifyError | Error, request?: FastifyRequest): AppError {
+function toAppError(error: FastifyError | Error, request?: FastifyRequest): AppError {
   if (error instanceof AppError) return error;
   const fastifyError = error as FastifyError;
   if (hasZodFastifySchemaValidationErrors(fastifyError) || fastifyError.validation) {
@@ -117,5 +117,3 @@ export function installErrorHandling(app: FastifyInstance): void {
     ),
   );
 }
-
-export const errorCodes = Object.keys(errorStatus) as ErrorCode[];

@@ -1,18 +1,7 @@
-import {
-  createCipheriv,
-  createDecipheriv,
-  createHash,
-  createHmac,
-  randomBytes,
-  timingSafeEqual,
-} from 'node:crypto';
+import { createCipheriv, createDecipheriv, createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 
 export function sha256Hex(value: string): string {
   return createHash('sha256').update(value).digest('hex');
-}
-
-export function hmacSha256Hex(key: string | Buffer, data: string | Buffer): string {
-  return createHmac('sha256', key).update(data).digest('hex');
 }
 
 /** Constant-time string equality; different lengths compare unequal without leaking where they differ. */

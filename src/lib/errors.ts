@@ -59,9 +59,3 @@ export class AppError extends Error {
     return errorStatus[this.code];
   }
 }
-
-export const notFound = (what: string, param?: string): AppError =>
-  new AppError('not_found', `No such ${what}.`, param === undefined ? {} : { param });
-
-export const invalidParam = (param: string, message: string): AppError =>
-  new AppError('parameter_invalid', message, { param });

@@ -54,7 +54,7 @@ export function ratioFromDecimal(decimal: string): Ratio {
 }
 
 /** Divides and rounds up (ceiling) for non-negative operands. */
-export function divCeil(numerator: bigint, denominator: bigint): bigint {
+function divCeil(numerator: bigint, denominator: bigint): bigint {
   if (denominator <= 0n || numerator < 0n) throw new RangeError('divCeil expects non-negative operands');
   return (numerator + denominator - 1n) / denominator;
 }

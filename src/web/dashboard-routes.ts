@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 
 /** Where `npm run build:dashboard` (also run by `npm install`) writes the single-page app. */
-export const defaultDashboardDir = fileURLToPath(new URL('./dashboard/dist/', import.meta.url));
+const defaultDashboardDir = fileURLToPath(new URL('./dashboard/dist/', import.meta.url));
 
 const contentTypes: Record<string, string> = {
   '.html': 'text/html; charset=utf-8',
@@ -20,7 +20,7 @@ const contentTypes: Record<string, string> = {
 };
 
 /** The app loads nothing from elsewhere: scripts, styles and API calls all stay on this origin. */
-export const dashboardCsp = [
+const dashboardCsp = [
   "default-src 'self'",
   "script-src 'self'",
   "style-src 'self'",

@@ -9,7 +9,7 @@ import { type BrowserContext, chromium, type Page } from 'playwright-core';
 import { freePort } from '../support/net.ts';
 
 /** Debian's Chromium; `.ci/run` installs it with `apt-get install -y chromium`. */
-export const chromiumPath = '/usr/bin/chromium';
+const chromiumPath = '/usr/bin/chromium';
 /**
  * A machine without Chromium skips the browser tests (the README's `npm test` needs nothing but Node); CI never does:
  * there a missing browser fails them at launch instead of passing them in silence.
@@ -17,7 +17,7 @@ export const chromiumPath = '/usr/bin/chromium';
 export const runBrowserTests = existsSync(chromiumPath) || process.env.CI === 'true';
 export const skipReason = `browser tests skipped: ${chromiumPath} is missing (install it with: apt-get install -y chromium)`;
 
-export const repoRoot = resolve(import.meta.dirname, '..', '..');
+const repoRoot = resolve(import.meta.dirname, '..', '..');
 export const screenshotDir = join(repoRoot, 'test-results', 'browser');
 const dashboardDir = join(repoRoot, 'src', 'web', 'dashboard');
 

@@ -13,7 +13,7 @@ import { dirname, join } from 'node:path';
 const require = createRequire(import.meta.url);
 
 /** Path of the anvil binary inside node_modules (the platform package of this machine). */
-export function anvilBinary(): string {
+function anvilBinary(): string {
   const arch = process.arch === 'x64' ? 'amd64' : process.arch;
   const platformPackage = `@foundry-rs/anvil-${process.platform}-${arch}`;
   try {
@@ -26,7 +26,7 @@ export function anvilBinary(): string {
 }
 
 /** The default anvil mnemonic: its accounts are the well-known funded dev accounts. */
-export const ANVIL_MNEMONIC = 'test test test test test test test test test test test junk';
+const ANVIL_MNEMONIC = 'test test test test test test test test test test test junk';
 
 /** Private keys of the first anvil dev accounts (published with anvil; no real value anywhere). */
 export const ANVIL_KEYS = [

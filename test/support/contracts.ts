@@ -12,7 +12,7 @@ import type { Abi, Hex } from 'viem';
  * first test file of a run pays the ~2 s compile.
  */
 
-export interface Compiled {
+interface Compiled {
   abi: Abi;
   bytecode: Hex;
 }

@@ -28,7 +28,7 @@ export const tokenAbi = parseAbi([
   'function batchTransfer(address[] to, uint256[] amounts)',
 ]);
 
-export const forwarderAbi = parseAbi([
+const forwarderAbi = parseAbi([
   'function forward(address to) payable',
   'function split(address[] to, uint256[] amounts) payable',
 ]);

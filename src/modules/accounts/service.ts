@@ -16,7 +16,7 @@ export interface AccountsDeps {
   jwtTtlSeconds: number;
 }
 
-export function toMerchantView(row: MerchantRow): MerchantView {
+function toMerchantView(row: MerchantRow): MerchantView {
   return { id: row.id, email: row.email, created_at: row.createdAt.toISOString() };
 }
 
@@ -88,5 +88,3 @@ export function createAccountsService({ repo, clock, jwtSecret, jwtTtlSeconds }:
     },
   };
 }
-
-export type AccountsService = ReturnType<typeof createAccountsService>;

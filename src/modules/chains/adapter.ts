@@ -106,6 +106,11 @@ export interface ChainAdapter {
   broadcast(rawTx: string): Promise<void>;
   /** Where a broadcast transaction is now. */
   forwardStatus(txHash: string): Promise<ForwardStatus>;
+  /**
+   * /readyz detail: null while the node answers and keeps up, else what is wrong (down, syncing, behind). Optional:
+   * the simulated chain has no node.
+   */
+  readiness?(): Promise<string | null>;
 }
 
 /**

@@ -99,11 +99,7 @@ function decodesOn(address: string, networks: BTC_NETWORK[]): boolean {
 }
 
 /** Bech32 (v0) / bech32m (v1+) segwit addresses and base58check P2PKH/P2SH of the right network. */
-export function isValidUtxoAddress(
-  chainId: 'bitcoin' | 'litecoin',
-  isTest: boolean,
-  address: string,
-): boolean {
+function isValidUtxoAddress(chainId: 'bitcoin' | 'litecoin', isTest: boolean, address: string): boolean {
   if (address.length < 14 || address.length > 90 || address.trim() !== address) return false;
   // BIP-173 allows an all-upper-case bech32 string (QR codes); mixed case is invalid.
   const candidate =
@@ -118,7 +114,7 @@ export function isValidUtxoAddress(
 }
 
 /** A base58 string of exactly 32 bytes (an ed25519 public key or program address), not all zeros. */
-export function isValidSolanaAddress(address: string): boolean {
+function isValidSolanaAddress(address: string): boolean {
   if (!/^[1-9A-HJ-NP-Za-km-z]{32,44}$/.test(address)) return false;
   try {
     const bytes = base58.decode(address);
@@ -128,7 +124,7 @@ export function isValidSolanaAddress(address: string): boolean {
   }
 }
 
-export function isValidTronAddress(address: string): boolean {
+function isValidTronAddress(address: string): boolean {
   return tronAccountBytes(address)?.some((byte) => byte !== 0) ?? false;
 }
 

@@ -1,10 +1,14 @@
-import type { Config } from '../../config.ts';
 import { type ChainId, getChain, requiredConfirmations } from './registry.ts';
 
 /** Confirmations the simulated chains ask for at most, unless SVC_SIM_CONFIRMATIONS says otherwise. */
-export const SIM_CONFIRMATIONS_CAP = 12;
+const SIM_CONFIRMATIONS_CAP = 12;
 
-export type ConfirmationsConfig = Pick<Config, 'confirmations' | 'simConfirmations'>;
+export interface ConfirmationsConfig {
+  /** Required confirmations per chain over the registry's (SVC_CONFIRMATIONS). */
+  confirmations: Partial<Record<ChainId, number>>;
+  /** Test mode on the simulated chains (SVC_SIM_CONFIRMATIONS); undefined: the chain's, capped. */
+  simConfirmations: number | undefined;
+}
 
 /**
  * Confirmations a deposit needs before it is final. Live mode: the chain's (SVC_CONFIRMATIONS overrides the registry).

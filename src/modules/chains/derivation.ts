@@ -147,7 +147,7 @@ function tweakOf(account: Secp256k1Account, index: number): bigint {
  * private key, so the fast variable-time multiply leaks nothing secret; a constant-time multiply by the child private
  * key costs several times as much.
  */
-export function secp256k1ChildPublicKeys(
+function secp256k1ChildPublicKeys(
   account: Secp256k1Account,
   indices: readonly number[],
 ): Array<(compressed: boolean) => Uint8Array> {

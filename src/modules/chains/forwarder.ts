@@ -263,5 +263,3 @@ export function createForwarder(deps: ForwarderDeps) {
     },
   };
 }
-
-export type Forwarder = ReturnType<typeof createForwarder>;

@@ -5,11 +5,10 @@ import type { Clock } from '../../lib/clock.ts';
 import type { PaymentsService } from '../payments/service.ts';
 import type { SettingsService } from '../settings/service.ts';
 import type { ChainAdapter } from './adapter.ts';
-import type { ChainAdapters } from './adapters.ts';
+import type { ChainAdapters, SimulatedChain } from './families.ts';
 import { createForwarder, type ForwarderDeps } from './forwarder.ts';
 import { getChain } from './registry.ts';
 import { chainsRepo } from './repo.ts';
-import type { SimulatedChain } from './simulated/chain.ts';
 import { createWatcher } from './watcher.ts';
 
 export interface SettlementJobsDeps {

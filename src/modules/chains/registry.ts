@@ -346,6 +346,6 @@ export function explorerTxLink(network: NetworkInfo, txHash: string): string {
   return network.explorerTxUrl.replace('{tx}', encodeURIComponent(txHash));
 }
 
-export function explorerAddressLink(network: NetworkInfo, address: string): string {
+function _explorerAddressLink(network: NetworkInfo, address: string): string {
   return network.explorerAddressUrl.replace('{address}', encodeURIComponent(address));
 }

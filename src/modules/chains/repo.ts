@@ -421,5 +421,3 @@ export const chainsRepo = {
       .orderBy(asc(forwards.createdAt));
   },
 };
-
-export type ChainsRepo = typeof chainsRepo;

@@ -10,7 +10,7 @@ const networkView = (network: NetworkInfo) => ({
   explorer_address_url: network.explorerAddressUrl,
 });
 
-export function chainView(chain: ChainInfo, overrides: RouteContext['config']['confirmations']): ChainView {
+function chainView(chain: ChainInfo, overrides: RouteContext['config']['confirmations']): ChainView {
   return {
     id: chain.id,
     name: chain.name,

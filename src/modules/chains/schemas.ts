@@ -22,7 +22,7 @@ const assetSchema = z.object({
   pegged_to: z.literal('USD').nullable(),
 });
 
-export const chainSchema = z
+const chainSchema = z
   .object({
     id: z.string().describe('Chain id used in payments, e.g. `ethereum`, `bitcoin`.'),
     name: z.string(),

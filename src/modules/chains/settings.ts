@@ -1,7 +1,7 @@
 import { type ChainId, chainIds, isChainId } from './registry.ts';
 
 /** The most confirmations a chain may be configured to wait for (Arbitrum's default is 1200 blocks). */
-export const MAX_CONFIRMATIONS = 100_000;
+const MAX_CONFIRMATIONS = 100_000;
 
 /**
  * Parses SVC_CONFIRMATIONS ("ethereum=6,bitcoin=1"): required confirmations per chain, overriding the registry's

@@ -7,8 +7,8 @@ import { createKeyCache } from './key-cache.ts';
 import type { ApiKeyRow, KeypairRow, KeysRepo } from './repo.ts';
 import type { CreatedKeypairView, KeypairView } from './schemas.ts';
 
-export const TEST_PREFIX = 'svc_test_';
-export const LIVE_PREFIX = 'svc_live_';
+const TEST_PREFIX = 'svc_test_';
+const LIVE_PREFIX = 'svc_live_';
 /** 50 base36 characters carry 258 bits of randomness. */
 const KEY_BODY_LENGTH = 50;
 const keyPattern = /^svc_(test|live)_[0-9a-z]{50}$/;
@@ -102,5 +102,3 @@ export function createKeysService({ repo, clock, authCacheTtlMs = 0 }: KeysDeps)
     },
   };
 }
-
-export type KeysService = ReturnType<typeof createKeysService>;

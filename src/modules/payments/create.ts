@@ -37,12 +37,11 @@ export interface PaymentCreationDeps {
   toView(row: PaymentRow): PaymentView;
 }
 
-export const DEFAULT_WINDOW_SECONDS = 30 * 60;
 const MIN_WINDOW_SECONDS = 60;
 const MAX_WINDOW_SECONDS = 7 * 24 * 3600;
 const MAX_BASE_UNITS = 2n ** 256n - 1n;
 /** How long an idempotency key is remembered, as Stripe does. */
-export const IDEMPOTENCY_TTL_MS = 24 * 3600 * 1000;
+const IDEMPOTENCY_TTL_MS = 24 * 3600 * 1000;
 
 function assetDecimalsByCode(code: string): number | undefined {
   for (const chain of chains) {

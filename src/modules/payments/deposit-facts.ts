@@ -23,7 +23,7 @@ export interface ConfirmationSummary {
 }
 
 /** One deposit as payments show it. */
-export interface DepositRecord {
+interface DepositRecord {
   id: string;
   txHash: string;
   outputIndex: number;
@@ -58,13 +58,13 @@ export const noDeposits: DepositFacts = {
 };
 
 /** How many confirmations a payment shows: its least-confirmed unfinal deposit's, or all once final. */
-export interface SeenInput {
+interface SeenInput {
   newestUnfinalBlock: number | null;
   anyFinal: boolean;
   height: number | undefined;
 }
 
-export function confirmationsSeen(summary: SeenInput | undefined, required: number): number {
+function confirmationsSeen(summary: SeenInput | undefined, required: number): number {
   if (summary === undefined) return 0;
   if (summary.newestUnfinalBlock !== null && summary.height !== undefined) {
     return Math.max(0, Math.min(required, summary.height - summary.newestUnfinalBlock + 1));

@@ -8,14 +8,14 @@ import { toleranceUnits } from './state-machine.ts';
 /** Pure helpers over a stored payment that the create, views and lifecycle parts share. */
 
 /** Base units of `asset` worth `amount` of the payment's currency at its locked rate, rounded down. */
-export function currencyToBaseUnits(amount: string, rate: string, decimals: number): bigint {
+function currencyToBaseUnits(amount: string, rate: string, decimals: number): bigint {
   const a = ratioFromDecimal(amount);
   const r = ratioFromDecimal(rate);
   if (a.num === 0n || r.num === 0n) return 0n;
   return (a.num * r.den * 10n ** BigInt(decimals)) / (a.den * r.num);
 }
 
-export function chainOf(row: Pick<PaymentRow, 'chain'>): ChainInfo {
+function chainOf(row: Pick<PaymentRow, 'chain'>): ChainInfo {
   const chain = getChain(row.chain);
   if (chain === undefined) throw new Error(`payment on unknown chain ${row.chain}`);
   return chain;

@@ -50,7 +50,7 @@ export const createPaymentSchema = z.strictObject({
 });
 export type CreatePaymentInput = z.infer<typeof createPaymentSchema>;
 
-export const confirmationsSchema = z
+const confirmationsSchema = z
   .object({ seen: z.number().int(), required: z.number().int() })
   .describe(
     'Confirmations of the least-confirmed unfinal deposit (all required once every deposit is final; 0 before any).',
@@ -98,9 +98,9 @@ export const paymentSchema = z
   .meta({ id: 'Payment' });
 export type PaymentView = z.infer<typeof paymentSchema>;
 
-export const depositStates = ['seen', 'final', 'reverted'] as const;
+const depositStates = ['seen', 'final', 'reverted'] as const;
 
-export const depositSchema = z
+const depositSchema = z
   .object({
     id: z.string().describe('Deposit id, prefixed `dep_`.'),
     tx_hash: z.string(),

@@ -48,7 +48,7 @@ export interface PaymentFacts {
   tolerance: { under: bigint; over: bigint };
 }
 
-export interface Step {
+interface Step {
   event: PaymentEventType;
   /** The payment's status that the event carries. */
   status: Status;

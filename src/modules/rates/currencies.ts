@@ -14,7 +14,7 @@ export interface PricedAsset {
   coingecko?: string;
 }
 
-export const pricedAssets: readonly PricedAsset[] = [
+const pricedAssets: readonly PricedAsset[] = [
   { code: 'BTC', kraken: 'XBT', coingecko: 'bitcoin' },
   { code: 'ETH', kraken: 'ETH', coingecko: 'ethereum' },
   { code: 'SOL', kraken: 'SOL', coingecko: 'solana' },
@@ -83,7 +83,7 @@ export const fiatTestDefaults: Readonly<Record<string, string>> = {
   MMK: '0.00048',
 };
 
-export const fiatCodes: ReadonlySet<string> = new Set(Object.keys(fiatTestDefaults));
+const fiatCodes: ReadonlySet<string> = new Set(Object.keys(fiatTestDefaults));
 
 /** USD value of each non-pegged asset in test mode unless SVC_TEST_RATES says otherwise. */
 export const assetTestDefaults: Readonly<Record<string, string>> = {

@@ -7,15 +7,10 @@ import { createCoinbaseSource } from './sources/coinbase.ts';
 import { createCoingeckoSource } from './sources/coingecko.ts';
 import { createKrakenSource } from './sources/kraken.ts';
 
-export { RateSourceError } from './http.ts';
-export type { RateQuote, RateSource, RatesLogger, RatesService, RatesServiceDeps } from './service.ts';
-export { createRatesService } from './service.ts';
-export type { RateSourceName, RatesConfig, TestRates } from './settings.ts';
-export { defaultTestRates, parseTestRates } from './settings.ts';
-export { createCoinbaseSource, createCoingeckoSource, createKrakenSource };
+export type { RatesService } from './service.ts';
 
 /** The real price sources named in the configuration, in its order. */
-export function createConfiguredSources(
+function createConfiguredSources(
   rates: Config['rates'],
   options: { dispatcher?: Dispatcher } = {},
 ): RateSource[] {

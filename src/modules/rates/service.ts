@@ -12,7 +12,7 @@ import {
 import { getPricedAsset, isFixedAtOneUsd, isKnownCurrency } from './currencies.ts';
 import type { TestRates } from './settings.ts';
 
-export interface RateQuote {
+interface RateQuote {
   /** Decimal string: units of `quote` per ONE whole `asset`. Exact, or rounded to 24 significant digits for crosses. */
   rate: string;
   /** Where it came from, e.g. "median(coinbase,coingecko,kraken)", "peg", "test"; stored beside the payment. */

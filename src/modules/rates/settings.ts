@@ -31,7 +31,7 @@ export function parseTestRates(text: string | undefined): TestRates {
   return rates;
 }
 
-export const rateSourceNames = ['coinbase', 'kraken', 'coingecko'] as const;
+const rateSourceNames = ['coinbase', 'kraken', 'coingecko'] as const;
 export type RateSourceName = (typeof rateSourceNames)[number];
 
 /** Parses SVC_RATES_SOURCES ("coinbase,kraken,coingecko"): which public feeds live mode asks. */

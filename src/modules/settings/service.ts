@@ -23,9 +23,9 @@ export interface Tolerances {
   overAmount: string;
 }
 
-export const MIN_WINDOW_SECONDS = 60;
-export const MAX_WINDOW_SECONDS = 7 * 24 * 3600;
-export const DEFAULT_WINDOW_SECONDS = 30 * 60;
+const MIN_WINDOW_SECONDS = 60;
+const MAX_WINDOW_SECONDS = 7 * 24 * 3600;
+const DEFAULT_WINDOW_SECONDS = 30 * 60;
 const MAX_TOLERANCE_PERCENT: Ratio = { num: 50n, den: 1n };
 
 export const exactTolerances: Tolerances = {

@@ -37,8 +37,3 @@ export function modeForRead(principal: Principal, requested: boolean | undefined
   if (principal.via === 'api_key') return principal.isTest;
   return requested;
 }
-
-/** Whether a resource of `isTest` mode belongs to what the principal may touch (merchant is checked in SQL). */
-export function modeVisible(principal: Principal, isTest: boolean): boolean {
-  return principal.via === 'jwt' || principal.isTest === isTest;
-}

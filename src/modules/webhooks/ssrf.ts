@@ -93,7 +93,7 @@ function classifyUncached(ip: string): AddressKind {
   return 'public';
 }
 
-export class SsrfBlockedError extends Error {
+class SsrfBlockedError extends Error {
   readonly code = 'ESSRFBLOCKED';
   constructor(message: string) {
     super(message);
@@ -109,7 +109,7 @@ export interface ResolvedAddress {
 /** Resolves a host name to every address it has. */
 export type Resolver = (hostname: string) => Promise<ResolvedAddress[]>;
 
-export const systemResolver: Resolver = async (hostname) =>
+const systemResolver: Resolver = async (hostname) =>
   (await dnsLookup(hostname, { all: true, verbatim: true })).map((entry) => ({
     address: entry.address,
     family: entry.family === 6 ? 6 : 4,

@@ -41,7 +41,7 @@ export function safeRedirectUrl(value: string | null): string | null {
 const walletSchemes = /^(ethereum|bitcoin|litecoin|dogecoin|bitcoincash|solana|tron):[^\s]+$/i;
 
 /** Statuses in which nothing can change any more; the page stops refreshing. */
-export const finalStatuses: readonly PaymentStatus[] = ['completed', 'overpaid', 'expired'];
+const finalStatuses: readonly PaymentStatus[] = ['completed', 'overpaid', 'expired'];
 /** Statuses in which the payer (still) has to send funds. */
 const awaitingFunds: readonly PaymentStatus[] = ['pending', 'underpaid'];
 

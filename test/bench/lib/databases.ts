@@ -43,7 +43,7 @@ async function admin(serverUrl: string, statement: string): Promise<void> {
 }
 
 /** A fresh, empty data directory for PGlite. */
-export function freshPglite(): BenchDatabase {
+function freshPglite(): BenchDatabase {
   const dataDir = mkdtempSync(join(tmpdir(), 'svc-bench-'));
   return { kind: 'pglite', dataDir, dispose: async () => rmSync(dataDir, { recursive: true, force: true }) };
 }

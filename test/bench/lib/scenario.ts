@@ -30,7 +30,7 @@ export interface Measurement {
   details?: Record<string, unknown>;
 }
 
-export interface BenchContext {
+interface BenchContext {
   /** Progress for the person watching (stderr, so stdout keeps just the table). */
   log(message: string): void;
   /** Scale factor for durations and repetitions: BENCH_SCALE (default 1; 0.2 for a quick look). */

@@ -1,11 +1,10 @@
 import type { Logger } from 'pino';
 import { pino } from 'pino';
-import type { Config } from '../../../config.ts';
 import type { Db } from '../../../db/client.ts';
-import type { ChainAdapter } from '../adapter.ts';
-import { createAddressDeriver } from '../derivation.ts';
-import { getChain, requiredConfirmations } from '../registry.ts';
+import type { AddressDeriver } from '../derivation.ts';
+import { type ChainId, getChain, requiredConfirmations } from '../registry.ts';
 import { createEvmAdapter, type EvmAdapter } from './adapter.ts';
+import type { EvmSettings } from './settings.ts';
 
 export type { EvmAdapter } from './adapter.ts';
 
@@ -16,16 +15,19 @@ export type { EvmAdapter } from './adapter.ts';
  */
 export function createEvmAdapters(deps: {
   db: Db;
-  config: Pick<Config, 'evm' | 'confirmations' | 'liveMnemonic' | 'testMnemonic'>;
+  config: {
+    evm: EvmSettings;
+    confirmations: Partial<Record<ChainId, number>>;
+    liveMnemonic: string | undefined;
+  };
+  /** The program's one deriver (deposit keys, the default gas wallet). */
+  deriver: AddressDeriver;
   logger?: Logger | undefined;
 }): EvmAdapter[] {
   const { config } = deps;
   if (config.evm.chains.length === 0) return [];
   const logger = deps.logger ?? pino({ level: 'silent' });
-  const deriver = createAddressDeriver({
-    testMnemonic: config.testMnemonic,
-    liveMnemonic: config.liveMnemonic,
-  });
+  const { deriver } = deps;
   const adapters: EvmAdapter[] = [];
   for (const settings of config.evm.chains) {
     const info = getChain(settings.chain);
@@ -49,19 +51,4 @@ export function createEvmAdapters(deps: {
     );
   }
   return adapters;
-}
-
-export function isEvmAdapter(adapter: ChainAdapter): adapter is EvmAdapter {
-  return !adapter.simulated && 'readiness' in adapter && 'gasWallet' in adapter;
-}
-
-/** /readyz checks of every EVM node: null when all answer and keep up, else each problem on its own. */
-export function evmReadiness(adapters: ChainAdapter[]): () => Promise<string | null> {
-  const evm = adapters.filter(isEvmAdapter);
-  return async () => {
-    const problems = (await Promise.all(evm.map((adapter) => adapter.readiness()))).filter(
-      (problem): problem is string => problem !== null,
-    );
-    return problems.length === 0 ? null : problems.join('; ');
-  };
 }

@@ -33,5 +33,3 @@ export const evmRepo = {
     return rows.map((row) => row.rawTx);
   },
 };
-
-export type EvmRepo = typeof evmRepo;

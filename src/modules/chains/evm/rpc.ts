@@ -11,7 +11,7 @@ import { redactUrl } from './settings.ts';
  * real answer and is thrown at once.
  */
 
-export interface EvmRpcHealth {
+interface EvmRpcHealth {
   /** null while the last request succeeded; else why the node is unusable and since when. */
   down: { reason: string; since: Date } | null;
   /** The URL (redacted) answering now. */
@@ -36,7 +36,7 @@ export interface EvmRpcOptions {
   sleep?: (ms: number) => Promise<void>;
 }
 
-export function isTransportFailure(error: unknown): boolean {
+function isTransportFailure(error: unknown): boolean {
   if (error instanceof HttpRequestError || error instanceof TimeoutError) return true;
   if (error instanceof LimitExceededRpcError) return true;
   // viem wraps transport errors; look one level down.

@@ -15,9 +15,9 @@ import type { Transfer } from '../adapter.ts';
 export const TRANSFER_TOPIC = '0xddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef';
 
 export const NATIVE_TOP_LEVEL_INDEX = -1;
-export const internalIndex = (k: number): number => -(2 + k);
+const internalIndex = (k: number): number => -(2 + k);
 
-export interface RpcTransaction {
+interface RpcTransaction {
   hash: string;
   from: string;
   to: string | null;

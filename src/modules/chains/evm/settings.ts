@@ -20,8 +20,8 @@ import { type ChainId, chains } from '../registry.ts';
  * SVC_EVM_MAX_HEAD_AGE_SECONDS, SVC_EVM_RECONCILE_EVERY_BLOCKS (see config.ts).
  */
 
-export type TraceMode = 'auto' | 'debug' | 'trace' | 'reconcile';
-export type FinalityMode = 'confirmations' | 'finalized';
+type TraceMode = 'auto' | 'debug' | 'trace' | 'reconcile';
+type FinalityMode = 'confirmations' | 'finalized';
 
 export interface EvmChainSettings {
   chain: ChainId;

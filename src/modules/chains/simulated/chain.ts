@@ -25,7 +25,7 @@ import { simulatedChainRepo as repo } from './repo.ts';
  */
 
 /** Network fee of a simulated forwarding transaction, in base units of the chain's native coin. */
-export function simulatedForwardFee(chainId: ChainId): bigint {
+function simulatedForwardFee(chainId: ChainId): bigint {
   switch (getChain(chainId)?.family) {
     case 'evm':
       return 21_000n * 1_000_000_000n; // 21,000 gas at 1 gwei
@@ -41,7 +41,7 @@ export function simulatedForwardFee(chainId: ChainId): bigint {
 }
 
 /** Where a test-mode forward goes when the merchant set no test payout wallet. */
-export const SIMULATED_SINK = 'simulated-sink';
+const SIMULATED_SINK = 'simulated-sink';
 
 /** Blocks kept below the head; older empty ones are pruned. */
 const KEEP_BLOCKS = 10_000;

@@ -184,5 +184,3 @@ export const simulatedChainRepo = {
     );
   },
 };
-
-export type SimulatedChainRepo = typeof simulatedChainRepo;

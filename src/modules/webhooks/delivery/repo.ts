@@ -233,5 +233,3 @@ export const deliveriesRepo = {
     return toDate(row?.at ?? null);
   },
 };
-
-export type DeliveriesRepo = typeof deliveriesRepo;

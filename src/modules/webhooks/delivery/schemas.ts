@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { paymentEventTypes } from '../events/payload.ts';
 
-export const eventPayloadSchema = z
+const eventPayloadSchema = z
   .object({
     event: z.enum(paymentEventTypes),
     payment_id: z.string(),
@@ -35,7 +35,7 @@ export const eventListSchema = z
   .object({ data: z.array(eventSchema), has_more: z.boolean() })
   .meta({ id: 'EventList' });
 
-export const attemptSchema = z
+const attemptSchema = z
   .object({
     attempt: z.number().int(),
     started_at: z.iso.datetime(),
@@ -47,7 +47,7 @@ export const attemptSchema = z
   })
   .meta({ id: 'WebhookAttempt' });
 
-export const deliveryStatuses = ['pending', 'succeeded', 'failed', 'canceled'] as const;
+const deliveryStatuses = ['pending', 'succeeded', 'failed', 'canceled'] as const;
 
 export const deliverySchema = z
   .object({

@@ -3,7 +3,7 @@ import { Agent, request } from 'undici';
 import { hostOf, type SsrfGuard } from '../ssrf.ts';
 
 /** One signed POST to a merchant's endpoint. */
-export interface WebhookRequest {
+interface WebhookRequest {
   url: string;
   isTest: boolean;
   headers: Record<string, string>;
@@ -11,7 +11,7 @@ export interface WebhookRequest {
 }
 
 /** What came of it: success only for a 2xx that arrived within the acknowledgement window. */
-export interface WebhookResult {
+interface WebhookResult {
   ok: boolean;
   statusCode: number | null;
   /** The first 2 KB of the response body (UTF-8), when there was a response. */
@@ -27,7 +27,7 @@ export interface WebhookSender {
   close(): Promise<void>;
 }
 
-export const RESPONSE_CAPTURE_BYTES = 2048;
+const RESPONSE_CAPTURE_BYTES = 2048;
 
 export interface WebhookSenderOptions {
   guard: SsrfGuard;

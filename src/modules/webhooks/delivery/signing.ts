@@ -11,7 +11,7 @@ import { createHmac } from 'node:crypto';
  *    `whsec_` as that specification says. During a rotation overlap it carries one signature per live secret.
  */
 
-export const SECRET_PREFIX = 'whsec_';
+const SECRET_PREFIX = 'whsec_';
 
 /** The HMAC key of the Standard Webhooks scheme: the bytes the `whsec_` secret encodes. */
 export function standardWebhooksKey(secret: string): Buffer {

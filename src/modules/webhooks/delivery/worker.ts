@@ -43,7 +43,7 @@ export interface DeliveryWorkerOptions {
   random?: () => number;
 }
 
-export interface DeliveryWorkerStats {
+interface DeliveryWorkerStats {
   /** Claim queries that returned at least one delivery. */
   claims: number;
   /** Outcome writes (each a batch). */
@@ -81,7 +81,7 @@ export function retryDelayMs(schedule: readonly number[], attempt: number, rando
  * endpoint so one slow endpoint cannot hold up the others, and records every attempt and its outcome in batches.
  * Workers wake on NOTIFY from committed events, on their own scheduled retries and on a slow poll.
  */
-export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWorker {
+function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWorker {
   const { database, clock, sender, logger } = options;
   const { db } = database;
   const pollIntervalMs = options.pollIntervalMs ?? 1000;

@@ -9,7 +9,7 @@ import type { WebhookEndpointRow, WebhookEndpointsRepo } from './repo.ts';
 import type { WebhookEndpointView } from './schemas.ts';
 
 /** How long a rotated-out secret keeps signing deliveries, so receivers can switch without downtime. */
-export const ROTATION_OVERLAP_MS = 24 * 60 * 60 * 1000;
+const ROTATION_OVERLAP_MS = 24 * 60 * 60 * 1000;
 
 /**
  * Decides whether a URL may receive deliveries; throws an AppError naming `url` when not. The delivery engine's
@@ -24,7 +24,7 @@ export interface WebhookEndpointsDeps {
   checkUrl: EndpointUrlCheck;
 }
 
-export function newSigningSecret(): string {
+function newSigningSecret(): string {
   return `whsec_${randomBytes(32).toString('base64')}`;
 }
 
@@ -41,7 +41,7 @@ function toView(row: WebhookEndpointRow): WebhookEndpointView {
 }
 
 /** Shape rules every endpoint URL must meet, before any network check. */
-export function parseEndpointUrl(raw: string, isTest: boolean): URL {
+function parseEndpointUrl(raw: string, isTest: boolean): URL {
   let url: URL;
   try {
     url = new URL(raw);

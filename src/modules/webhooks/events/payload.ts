@@ -55,7 +55,7 @@ export function paymentEventBody(type: PaymentEventType, payment: PaymentEventSn
 }
 
 /** The nil payment id marks the signed samples of `POST /v1/webhooks/{id}/test`. */
-export const SAMPLE_PAYMENT_ID = '00000000-0000-0000-0000-000000000000';
+const SAMPLE_PAYMENT_ID = '00000000-0000-0000-0000-000000000000';
 
 const sampleStatus: Record<PaymentEventType, string> = {
   'payment.confirmed': 'completed',

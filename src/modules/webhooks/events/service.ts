@@ -15,7 +15,7 @@ import {
 import type { AttemptRow, DeliveryRow, EventRow, EventsRepo } from './repo.ts';
 import { newDeliveryRow } from './repo.ts';
 
-export { type PaymentEventSnapshot, type PaymentEventType, paymentEventTypes } from './payload.ts';
+export type { PaymentEventSnapshot, PaymentEventType } from './payload.ts';
 
 export interface EventsDeps {
   db: Db;
@@ -37,7 +37,7 @@ export interface Page<T> {
 }
 
 /** The most `redeliver-failed` queues in one call; call again for the rest. */
-export const REDELIVER_FAILED_MAX = 10_000;
+const REDELIVER_FAILED_MAX = 10_000;
 
 function eventView(row: EventRow): EventView {
   return {

@@ -44,7 +44,7 @@ export function shorten(value: string | null, head = 10, tail = 6): string {
   return value.length <= head + tail + 1 ? value : `${value.slice(0, head)}…${value.slice(-tail)}`;
 }
 
-export const statusLabels: Record<string, string> = {
+const statusLabels: Record<string, string> = {
   pending: 'Awaiting payment',
   confirming: 'Confirming',
   completed: 'Completed',
@@ -104,7 +104,7 @@ export function statusTone(status: string | null): Tone {
   }
 }
 
-export const eventDescriptions: Record<string, string> = {
+const eventDescriptions: Record<string, string> = {
   'payment.confirmed': 'Payment confirmed on chain',
   'payment.completed': 'Funds forwarded to your payout wallet',
   'payment.expired': 'Payment window ended',

@@ -10,7 +10,7 @@ export function record(value: unknown): Json {
   return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Json) : {};
 }
 
-export function list(value: unknown): unknown[] {
+function list(value: unknown): unknown[] {
   return Array.isArray(value) ? value : [];
 }
 
@@ -34,7 +34,7 @@ export function integer(source: Json, ...names: string[]): number | null {
   return null;
 }
 
-export function flag(source: Json, ...names: string[]): boolean | null {
+function flag(source: Json, ...names: string[]): boolean | null {
   for (const name of names) {
     const value = source[name];
     if (typeof value === 'boolean') return value;
@@ -77,7 +77,7 @@ export function readSession(value: unknown): Session {
   };
 }
 
-export interface RedactedKey {
+interface RedactedKey {
   prefix: string;
   last4: string;
 }
@@ -146,7 +146,7 @@ export function readEndpoint(value: unknown): Endpoint {
   };
 }
 
-export interface Attempt {
+interface Attempt {
   number: number;
   at: string | null;
   statusCode: number | null;
@@ -169,7 +169,7 @@ export interface Delivery {
   attempts: Attempt[];
 }
 
-export function readAttempt(value: unknown, index: number): Attempt {
+function readAttempt(value: unknown, index: number): Attempt {
   const source = record(value);
   const statusCode = integer(source, 'status_code', 'response_status', 'http_status', 'status');
   return {
@@ -230,7 +230,7 @@ export function readEvent(value: unknown): PaymentEvent {
   };
 }
 
-export interface Deposit {
+interface Deposit {
   txHash: string | null;
   explorerUrl: string | null;
   /** A test-mode deposit on the built-in simulated chain: on no public explorer. */
@@ -245,7 +245,7 @@ export interface Deposit {
   seenAt: string | null;
 }
 
-export function readDeposit(value: unknown): Deposit {
+function readDeposit(value: unknown): Deposit {
   const source = record(value);
   const finalFlag = flag(source, 'final', 'is_final');
   const reverted = flag(source, 'reverted', 'is_reverted');
@@ -358,7 +358,7 @@ export function readPage<T>(body: unknown, read: (value: unknown) => T, idOf: (i
   return { items, next: null };
 }
 
-export interface NetworkLinks {
+interface NetworkLinks {
   name: string | null;
   /** Explorer link templates with `{tx}` and `{address}` where the value goes. */
   txUrl: string | null;

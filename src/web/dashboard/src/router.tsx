@@ -2,22 +2,22 @@ import type { ComponentChildren } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 
 /** A tiny history router under /dashboard; the server answers every such path with the app. */
-export const basePath = '/dashboard';
+const basePath = '/dashboard';
 
 const listeners = new Set<() => void>();
 
-export function currentPath(): string {
+function currentPath(): string {
   const path = window.location.pathname.startsWith(basePath)
     ? window.location.pathname.slice(basePath.length)
     : window.location.pathname;
   return path === '' ? '/' : path.replace(/\/+$/, '') || '/';
 }
 
-export function currentQuery(): URLSearchParams {
+function currentQuery(): URLSearchParams {
   return new URLSearchParams(window.location.search);
 }
 
-export function href(to: string): string {
+function href(to: string): string {
   return `${basePath}${to === '/' ? '' : to}`;
 }
 

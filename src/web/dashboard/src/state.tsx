@@ -24,8 +24,6 @@ export function useApp(): AppState {
   return state;
 }
 
-export const isTestMode = (mode: Mode): boolean => mode === 'test';
-
 export type Resource<T> =
   | { state: 'loading'; data: T | null; error: null }
   | { state: 'ready'; data: T; error: null }

@@ -6,14 +6,7 @@ import { chainName, type Page, type Payment, readPage, readPayment } from '../mo
 import { Link, navigate, useLocation } from '../router.tsx';
 import { useAction, useApp, useResource } from '../state.tsx';
 
-export const paymentStatuses = [
-  'pending',
-  'confirming',
-  'completed',
-  'underpaid',
-  'overpaid',
-  'expired',
-] as const;
+const paymentStatuses = ['pending', 'confirming', 'completed', 'underpaid', 'overpaid', 'expired'] as const;
 
 const uuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 

@@ -5,7 +5,7 @@ import { type ChainInfo, fallbackChains, type Json, loadChains, record, titleCas
 import { useAction, useApp, useResource } from '../state.tsx';
 
 /** The chain → address map, wherever the API put it in its answer. */
-export function readWallets(body: unknown, chainIds: string[]): Record<string, string> {
+function readWallets(body: unknown, chainIds: string[]): Record<string, string> {
   const source = record(body);
   const candidates = [source.payout_wallets, source.wallets, source.data, source];
   for (const candidate of candidates) {
@@ -150,7 +150,7 @@ const hiddenSettings = new Set([
 ]);
 
 /** Every scalar setting the API returns, one level of nesting deep, so the form follows the API's own names. */
-export function settingFields(body: unknown): SettingField[] {
+function settingFields(body: unknown): SettingField[] {
   const fields: SettingField[] = [];
   const visit = (source: Json, path: string[]) => {
     for (const [name, value] of Object.entries(source)) {

@@ -61,7 +61,7 @@ export function SecretOnce({ revealed, onDone }: { revealed: RevealedSecret; onD
   );
 }
 
-export async function setEnabled(endpoint: Endpoint, enabled: boolean): Promise<Endpoint> {
+async function setEnabled(endpoint: Endpoint, enabled: boolean): Promise<Endpoint> {
   return readEndpoint(
     await api(`/webhooks/${encodeURIComponent(endpoint.id)}`, { method: 'PATCH', body: { enabled } }),
   );

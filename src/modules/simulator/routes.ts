@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { principalOf } from '../../../http/auth.ts';
-import type { RouteContext } from '../../../http/context.ts';
+import { principalOf } from '../../http/auth.ts';
+import type { RouteContext } from '../../http/context.ts';
 import {
   checkoutParamsSchema,
   checkoutSimulateResultSchema,
@@ -8,7 +8,7 @@ import {
   paymentParamsSchema,
   simulatePaymentSchema,
   simulateResultSchema,
-} from '../../payments/schemas.ts';
+} from '../payments/schemas.ts';
 
 export function simulatorRoutes({ services, requireAuth }: RouteContext): FastifyPluginAsyncZod {
   return async (app) => {

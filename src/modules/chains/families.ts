@@ -1,12 +1,28 @@
 import type { Logger } from 'pino';
-import type { Config } from '../../config.ts';
 import type { Db } from '../../db/client.ts';
 import type { Clock } from '../../lib/clock.ts';
 import type { ChainAdapter } from './adapter.ts';
-import { confirmationsFor } from './confirmations.ts';
+import { type ConfirmationsConfig, confirmationsFor } from './confirmations.ts';
+import type { AddressDeriver } from './derivation.ts';
 import { createEvmAdapters } from './evm/index.ts';
+import type { EvmSettings } from './evm/settings.ts';
 import { type ChainId, chainIds } from './registry.ts';
 import { createSimulatedChain, type SimulatedChain } from './simulated/chain.ts';
+
+/**
+ * The family registry: the one file that knows the chain families (a folder each under chains/). It builds their
+ * adapters and hands out their environment parsers; nothing else imports a family's folder (npm run lint says so).
+ * A new family adds its folder and its lines here.
+ */
+
+export { type EvmSettings, parseEvmChainSettings } from './evm/settings.ts';
+export type { SimulatedChain } from './simulated/chain.ts';
+
+/** What the families' adapters are built from (a part of the program's configuration). */
+export interface ChainAdaptersConfig extends ConfirmationsConfig {
+  evm?: EvmSettings;
+  liveMnemonic?: string | undefined;
+}
 
 /** The chain adapters of both modes. */
 export interface ChainAdapters {
@@ -16,18 +32,20 @@ export interface ChainAdapters {
   get(chain: string, isTest: boolean): ChainAdapter | undefined;
   /** The simulated chain behind test mode on `chain`. */
   simulated(chain: string): SimulatedChain | undefined;
+  /** /readyz detail of every connected node: null when all answer and keep up, else each problem. */
+  readiness(): Promise<string | null>;
 }
 
 /**
- * Test mode runs every chain on the built-in simulated chain (no real funds move). Live mode needs real node
- * adapters, which are not part of this build yet: live payments can be created and are watched once an adapter for
- * their chain is added here.
+ * Test mode runs every chain on the built-in simulated chain (no real funds move) unless a real test network is
+ * configured for it; live mode runs the chains whose family has an adapter and whose nodes are configured.
  */
 export function createChainAdapters(deps: {
   db: Db;
   clock: Clock;
-  config: Pick<Config, 'confirmations' | 'simConfirmations'> &
-    Partial<Pick<Config, 'evm' | 'liveMnemonic' | 'testMnemonic'>>;
+  config: ChainAdaptersConfig;
+  /** The program's one deriver: deposit addresses and their signing keys. */
+  deriver: AddressDeriver;
   logger?: Logger | undefined;
 }): ChainAdapters {
   const simulated = new Map<string, SimulatedChain>(
@@ -45,27 +63,33 @@ export function createChainAdapters(deps: {
   // Real nodes: live mode on EVM chains with SVC_CHAIN_<NAME>_RPC_URL, and test mode on a real test network (which
   // then replaces the simulated chain for that chain's test payments) with SVC_TEST_CHAIN_<NAME>_RPC_URL.
   const testNetworks = new Map<string, ChainAdapter>();
-  const { evm, testMnemonic } = deps.config;
-  if (evm !== undefined && testMnemonic !== undefined) {
+  const { evm } = deps.config;
+  if (evm !== undefined) {
     const evmAdapters = createEvmAdapters({
       db: deps.db,
       config: {
         evm,
         confirmations: deps.config.confirmations,
         liveMnemonic: deps.config.liveMnemonic,
-        testMnemonic,
       },
+      deriver: deps.deriver,
       logger: deps.logger,
     });
     for (const adapter of evmAdapters) (adapter.isTest ? testNetworks : live).set(adapter.chain, adapter);
   }
+  const all = () => [
+    ...[...simulated.values()].filter((adapter) => !testNetworks.has(adapter.chain)),
+    ...testNetworks.values(),
+    ...live.values(),
+  ];
   return {
-    all: () => [
-      ...[...simulated.values()].filter((adapter) => !testNetworks.has(adapter.chain)),
-      ...testNetworks.values(),
-      ...live.values(),
-    ],
+    all,
     get: (chain, isTest) => (isTest ? (testNetworks.get(chain) ?? simulated.get(chain)) : live.get(chain)),
     simulated: (chain) => simulated.get(chain),
+    async readiness() {
+      const problems = await Promise.all(all().map((adapter) => adapter.readiness?.() ?? null));
+      const failing = problems.filter((problem): problem is string => problem !== null);
+      return failing.length === 0 ? null : failing.join('; ');
+    },
   };
 }

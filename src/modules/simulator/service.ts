@@ -1,18 +1,18 @@
-import type { Db } from '../../../db/client.ts';
-import type { Clock } from '../../../lib/clock.ts';
-import { AppError } from '../../../lib/errors.ts';
-import { fromBaseUnits, MoneyFormatError, toBaseUnits } from '../../../lib/money.ts';
+import type { Db } from '../../db/client.ts';
+import type { Clock } from '../../lib/clock.ts';
+import { AppError } from '../../lib/errors.ts';
+import { fromBaseUnits, MoneyFormatError, toBaseUnits } from '../../lib/money.ts';
+import type { ChainAdapters } from '../chains/families.ts';
+import { depositLedger } from '../chains/ledger.ts';
+import { getAsset, getChain } from '../chains/registry.ts';
 import type {
   CheckoutSimulateInput,
   CheckoutSimulateResultView,
   SimulatePaymentInput,
   SimulateResultView,
-} from '../../payments/schemas.ts';
-import type { PaymentRow, PaymentsService } from '../../payments/service.ts';
-import type { Principal } from '../../tenancy/caller.ts';
-import type { ChainAdapters } from '../adapters.ts';
-import { getAsset, getChain } from '../registry.ts';
-import { chainsRepo } from '../repo.ts';
+} from '../payments/schemas.ts';
+import type { PaymentRow, PaymentsService } from '../payments/service.ts';
+import type { Principal } from '../tenancy/caller.ts';
 
 export interface SimulatorDeps {
   db: Db;
@@ -26,7 +26,7 @@ export interface SimulatorDeps {
 
 type SimulatedDeposit = SimulateResultView['deposit'];
 
-/** What the API offers of settlement: test-mode simulation of a payer. */
+/** Test mode's simulated payer: deposits sent on the simulated chains, or a window ended, on request. */
 export function createSimulatorService({ db, clock, payments, adapters }: SimulatorDeps) {
   /**
    * TEST MODE ONLY. Sends a simulated deposit to a test payment's address (it lands in the next simulated block and
@@ -100,7 +100,7 @@ export function createSimulatorService({ db, clock, payments, adapters }: Simula
       }
     } else {
       const expected = BigInt(row.expectedBaseUnits);
-      const sent = (await chainsRepo.depositsOfPayment(db, row.id))
+      const sent = (await depositLedger.depositsOfPayment(db, row.id))
         .filter((deposit) => deposit.state !== 'reverted' && deposit.asset === row.asset)
         .reduce((sum, deposit) => sum + BigInt(deposit.amount), 0n);
       const due = expected > sent ? expected - sent : 0n;
@@ -155,5 +155,3 @@ export function createSimulatorService({ db, clock, payments, adapters }: Simula
     },
   };
 }
-
-export type SimulatorService = ReturnType<typeof createSimulatorService>;
