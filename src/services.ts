@@ -5,7 +5,8 @@ import type { Clock } from './lib/clock.ts';
 import { createAccountsRepo } from './modules/accounts/repo.ts';
 import { createAccountsService } from './modules/accounts/service.ts';
 import { confirmationsFor } from './modules/chains/confirmations.ts';
-import { createAddressDeriver } from './modules/chains/derivation.ts';
+import { type AddressDeriver, createAddressDeriver } from './modules/chains/derivation.ts';
+import { createDerivationCheck } from './modules/chains/derivation-check.ts';
 import { createDerivationThread } from './modules/chains/derivation-thread.ts';
 import { createChainAdapters } from './modules/chains/families.ts';
 import { depositLedger } from './modules/chains/ledger.ts';
@@ -33,12 +34,22 @@ export interface ServiceDeps {
   /** Overrides for the outside world, so tests can swap a real implementation for a local one. */
   checkWebhookUrl?: EndpointUrlCheck;
   rates?: RateProvider;
+  /** Deposit addresses' first derivation (tests inject a broken one to show the second derivation refuses it). */
+  deriver?: AddressDeriver;
   /** Log of the chain adapters (node failures, sweeps); silent when unset. */
   logger?: Logger;
 }
 
 /** Builds every module's service from explicit dependencies: the one place the object graph is wired. */
-export function buildServices({ config, database, clock, checkWebhookUrl, rates, logger }: ServiceDeps) {
+export function buildServices({
+  config,
+  database,
+  clock,
+  checkWebhookUrl,
+  rates,
+  logger,
+  ...overrides
+}: ServiceDeps) {
   const { db } = database;
   const accounts = createAccountsService({
     repo: createAccountsRepo(db),
@@ -65,7 +76,9 @@ export function buildServices({ config, database, clock, checkWebhookUrl, rates,
   const events = createEventsService({ db, repo: eventsRepo, clock, endpoints: webhookEndpoints });
   const settings = createSettingsService({ db, repo: createSettingsRepo(db), clock });
   const seeds = { testMnemonic: config.testMnemonic, liveMnemonic: config.liveMnemonic };
-  const deriver = createAddressDeriver(seeds);
+  const deriver = overrides.deriver ?? createAddressDeriver(seeds);
+  // A second derivation, independent of the first, confirms every address before it is handed out.
+  const derivationCheck = createDerivationCheck(seeds);
   const chainAdapters = createChainAdapters({
     db,
     clock,
@@ -74,13 +87,19 @@ export function buildServices({ config, database, clock, checkWebhookUrl, rates,
     logger: logger?.child({ worker: 'chains' }),
   });
   const derivation = config.derivationThread
-    ? createDerivationThread({ seeds, deriver, logger: logger?.child({ worker: 'derivation' }) })
+    ? createDerivationThread({
+        seeds,
+        deriver,
+        check: derivationCheck,
+        logger: logger?.child({ worker: 'derivation' }),
+      })
     : undefined;
   const payments = createPaymentsService({
     db,
     repo: createPaymentsRepo(db),
     clock,
     deriver,
+    derivationCheck,
     ...(derivation === undefined ? {} : { deriveMany: derivation.deriveMany }),
     // Two on a server (while one runs, the next gathers: under 100 connections, 2 made ~0.6 of the bare insert's
     // rate where 4 made 0.5 and 10 made 0.4, in `npm run bench -- payments`); the embedded engine runs one at a time.

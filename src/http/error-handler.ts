@@ -103,7 +103,7 @@ export function installErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler((error: FastifyError, request, reply) => {
     const appError = toAppError(error, request);
     if (appError.status >= 500) {
-      request.log.error({ err: error }, 'request failed');
+      request.log.error({ err: error, code: appError.code }, 'request failed');
     } else if (!(error instanceof AppError)) {
       request.log.info({ code: appError.code, reason: error.message }, 'request rejected');
     }

@@ -33,6 +33,7 @@ export const errorStatus = {
   rate_limited: 429,
   internal_error: 500,
   rate_unavailable: 503,
+  derivation_mismatch: 503,
   service_unavailable: 503,
 } as const;
 

@@ -1,11 +1,13 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { testMnemonic } from '../../../test/support/harness.ts';
 import { createAddressDeriver } from './derivation.ts';
+import { createDerivationCheck, DerivationMismatchError } from './derivation-check.ts';
 import { createDerivationThread } from './derivation-thread.ts';
 import { chainIds } from './registry.ts';
 
 const seeds = { testMnemonic, liveMnemonic: undefined };
 const deriver = createAddressDeriver(seeds);
+const check = createDerivationCheck(seeds);
 
 describe('derivation thread', () => {
   let mainThreadCalls = 0;
@@ -16,7 +18,7 @@ describe('derivation thread', () => {
       return deriver.deriveAddresses(...args);
     },
   };
-  const thread = createDerivationThread({ seeds, deriver: counting });
+  const thread = createDerivationThread({ seeds, deriver: counting, check });
   afterAll(() => thread.close());
 
   it('derives on the worker exactly what the main thread derives, for every chain', async () => {
@@ -36,11 +38,43 @@ describe('derivation thread', () => {
   });
 
   it('derives on the main thread once the worker is gone', async () => {
-    const gone = createDerivationThread({ seeds, deriver: counting });
+    const gone = createDerivationThread({ seeds, deriver: counting, check });
     await gone.close();
     const before = mainThreadCalls;
     expect(await gone.deriveMany('tron', true, [5])).toEqual([deriver.deriveAddress('tron', true, 5)]);
     expect(mainThreadCalls).toBe(before + 1);
     expect(await gone.ready()).toBe(false);
+  });
+
+  it('refuses, on the main thread too, an address that the second derivation does not confirm', async () => {
+    const broken = {
+      ...deriver,
+      // One wrong point in the batch: the address of the next index in place of this one's.
+      deriveAddresses: (
+        chain: Parameters<typeof deriver.deriveAddresses>[0],
+        isTest: boolean,
+        indices: readonly number[],
+      ) =>
+        deriver.deriveAddresses(
+          chain,
+          isTest,
+          indices.map((index) => (index === 7 ? 8 : index)),
+        ),
+    };
+    const gone = createDerivationThread({ seeds, deriver: broken, check });
+    await gone.close();
+    await expect(gone.deriveMany('ethereum', true, [6, 7])).rejects.toBeInstanceOf(DerivationMismatchError);
+    await expect(gone.deriveMany('ethereum', true, [6, 7])).rejects.toMatchObject({
+      code: 'derivation_mismatch',
+      detail: {
+        chain: 'ethereum',
+        isTest: true,
+        index: 7,
+        derived: deriver.deriveAddress('ethereum', true, 8),
+      },
+    });
+    expect(await gone.deriveMany('ethereum', true, [6])).toEqual([
+      deriver.deriveAddress('ethereum', true, 6),
+    ]);
   });
 });

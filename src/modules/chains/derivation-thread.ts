@@ -4,6 +4,7 @@ import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import type { Logger } from 'pino';
 import type { AddressDeriver } from './derivation.ts';
+import { type DerivationCheck, DerivationMismatchError } from './derivation-check.ts';
 import type { DeriveReply, DeriveRequest } from './derivation-worker.ts';
 import type { ChainId } from './registry.ts';
 
@@ -21,17 +22,27 @@ export interface DerivationThread {
   close(): Promise<void>;
 }
 
-/** The addresses at `indices`, derived here on the calling thread (the thread's fallback, and its stand-in). */
+/**
+ * The addresses at `indices`, derived here on the calling thread (the thread's fallback, and its stand-in), each
+ * confirmed by the second, independent derivation: a disagreement throws DerivationMismatchError, never an address.
+ */
 export function deriveOnThisThread(
   deriver: AddressDeriver,
+  check: DerivationCheck,
 ): (chain: ChainId, isTest: boolean, indices: readonly number[]) => string[] {
-  return (chain, isTest, indices) => deriver.deriveAddresses(chain, isTest, indices);
+  return (chain, isTest, indices) => {
+    const addresses = deriver.deriveAddresses(chain, isTest, indices);
+    check.verify(chain, isTest, indices, addresses);
+    return addresses;
+  };
 }
 
 export function createDerivationThread(deps: {
   seeds: { testMnemonic: string; liveMnemonic: string | undefined };
   /** The main thread's deriver: used until the thread is ready and whenever it is not usable. */
   deriver: AddressDeriver;
+  /** The main thread's second derivation, for the same fallback (the thread builds its own). */
+  check: DerivationCheck;
   logger?: Logger | undefined;
 }): DerivationThread {
   let worker: Worker | null = null;
@@ -44,7 +55,7 @@ export function createDerivationThread(deps: {
   let nextId = 1;
   const pending = new Map<number, { resolve(addresses: string[]): void; reject(error: Error): void }>();
 
-  const inline = deriveOnThisThread(deps.deriver);
+  const inline = deriveOnThisThread(deps.deriver, deps.check);
 
   function fail(error: Error): void {
     if (broken) return;
@@ -79,7 +90,8 @@ await import(${JSON.stringify(entry)});`;
       const waiter = pending.get(message.id);
       if (waiter === undefined) return;
       pending.delete(message.id);
-      if ('error' in message) waiter.reject(new Error(message.error));
+      if ('mismatch' in message) waiter.reject(new DerivationMismatchError(message.mismatch));
+      else if ('error' in message) waiter.reject(new Error(message.error));
       else waiter.resolve(message.addresses);
     });
     thread.on('error', (error) => fail(error));
@@ -110,7 +122,9 @@ await import(${JSON.stringify(entry)});`;
           pending.set(id, { resolve, reject });
           worker?.postMessage(request);
         });
-      } catch {
+      } catch (error) {
+        // Two derivations that disagree are never retried until one passes: the batch is refused.
+        if (error instanceof DerivationMismatchError) throw error;
         // A failure of the thread (not of the derivation, which would fail here the same way): derive here.
         return inline(chain, isTest, indices);
       }

@@ -1,5 +1,6 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { createAddressDeriver } from './derivation.ts';
+import { createDerivationCheck, DerivationMismatchError } from './derivation-check.ts';
 import type { ChainId } from './registry.ts';
 
 /**
@@ -14,23 +15,29 @@ export interface DeriveRequest {
   indices: number[];
 }
 
-export type DeriveReply = { id: number; addresses: string[] } | { id: number; error: string };
+export type DeriveReply =
+  | { id: number; addresses: string[] }
+  | { id: number; mismatch: DerivationMismatchError['detail'] }
+  | { id: number; error: string };
 
 const port = parentPort;
 if (port === null) throw new Error('derivation-worker.ts runs as a worker thread only');
-const deriver = createAddressDeriver(
-  workerData as { testMnemonic: string; liveMnemonic: string | undefined },
-);
+const seeds = workerData as { testMnemonic: string; liveMnemonic: string | undefined };
+const deriver = createAddressDeriver(seeds);
+// The second, independent derivation runs here too, beside the first: every address is confirmed before it leaves.
+const check = createDerivationCheck(seeds);
 
 port.on('message', (request: DeriveRequest) => {
   let reply: DeriveReply;
   try {
-    reply = {
-      id: request.id,
-      addresses: deriver.deriveAddresses(request.chain, request.isTest, request.indices),
-    };
+    const addresses = deriver.deriveAddresses(request.chain, request.isTest, request.indices);
+    check.verify(request.chain, request.isTest, request.indices, addresses);
+    reply = { id: request.id, addresses };
   } catch (error) {
-    reply = { id: request.id, error: error instanceof Error ? error.message : String(error) };
+    reply =
+      error instanceof DerivationMismatchError
+        ? { id: request.id, mismatch: error.detail }
+        : { id: request.id, error: error instanceof Error ? error.message : String(error) };
   }
   port.postMessage(reply);
 });

@@ -6,6 +6,7 @@ import { AppError } from '../../lib/errors.ts';
 import { uuidv7 } from '../../lib/ids.ts';
 import { convertToBaseUnits, toBaseUnits } from '../../lib/money.ts';
 import type { AddressDeriver } from '../chains/derivation.ts';
+import type { DerivationCheck } from '../chains/derivation-check.ts';
 import { type DerivationThread, deriveOnThisThread } from '../chains/derivation-thread.ts';
 import { type ChainId, chains, getAsset, getChain, isAssetAvailable } from '../chains/registry.ts';
 import type { RatesService } from '../rates/index.ts';
@@ -27,6 +28,8 @@ export interface PaymentCreationDeps {
   repo: PaymentsRepo;
   clock: Clock;
   deriver: AddressDeriver;
+  /** The second, independent derivation every address must agree with before it is handed out. */
+  derivationCheck: DerivationCheck;
   /** Batch derivation off the request path (the derivation thread); default: `deriver` on this thread. */
   deriveMany?: DerivationThread['deriveMany'];
   /** How many inserts of creations may run at once before the next ones wait to go together (default 1). */
@@ -90,7 +93,7 @@ class IdempotencyLost extends Error {}
 /** Creation: checks and prices the request, takes a deposit address, stores the payment (idempotently). */
 export function createPaymentCreation(deps: PaymentCreationDeps) {
   const { db, repo, clock, deriver, rates, toView } = deps;
-  const onThisThread = deriveOnThisThread(deriver);
+  const onThisThread = deriveOnThisThread(deriver, deps.derivationCheck);
   const addresses = createAddressPool({
     fetchIndices: (space, isTest, count) => repo.allocateDerivationIndices(db, space, isTest, count),
     deriveMany: deps.deriveMany ?? (async (...args) => onThisThread(...args)),

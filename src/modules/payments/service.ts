@@ -2,6 +2,7 @@ import type { Db } from '../../db/client.ts';
 import type { Clock } from '../../lib/clock.ts';
 import type { ConfirmationsOf } from '../chains/confirmations.ts';
 import type { AddressDeriver } from '../chains/derivation.ts';
+import type { DerivationCheck } from '../chains/derivation-check.ts';
 import type { DerivationThread } from '../chains/derivation-thread.ts';
 import type { ChainId } from '../chains/registry.ts';
 import type { SettingsService } from '../settings/service.ts';
@@ -22,6 +23,8 @@ export interface PaymentsDeps {
   repo: PaymentsRepo;
   clock: Clock;
   deriver: AddressDeriver;
+  /** The second, independent derivation every address must agree with before it is handed out. */
+  derivationCheck: DerivationCheck;
   /** Batch derivation off the request path (the derivation thread); default: `deriver` on this thread. */
   deriveMany?: DerivationThread['deriveMany'];
   /** How many inserts of creations may run at once before the next ones wait to go together (default 1). */

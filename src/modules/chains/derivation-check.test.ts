@@ -1,0 +1,59 @@
+import { describe, expect, it } from 'vitest';
+import { testMnemonic } from '../../../test/support/harness.ts';
+import { createAddressDeriver } from './derivation.ts';
+import { createDerivationCheck, DerivationMismatchError } from './derivation-check.ts';
+import { chainIds } from './registry.ts';
+
+// A valid BIP-39 mnemonic other than the test one stands in for a live seed.
+const liveMnemonic = 'zoo zoo zoo zoo zoo zoo zoo zoo zoo zoo zoo wrong';
+// The test seed is BIP-39's "abandon … about" vector, whose first addresses are published.
+const vectors = createDerivationCheck({ testMnemonic, liveMnemonic: testMnemonic });
+const seeds = { testMnemonic, liveMnemonic };
+const deriver = createAddressDeriver(seeds);
+const check = createDerivationCheck(seeds);
+const indices = [0, 1, 2, 19, 20, 1000, 65_535, 2_147_483_646, 2_147_483_647];
+
+describe('the second, independent derivation', () => {
+  it('agrees with the first on every chain, in both modes', () => {
+    for (const chain of chainIds) {
+      for (const isTest of [true, false]) {
+        const addresses = deriver.deriveAddresses(chain, isTest, indices);
+        expect(() => check.verify(chain, isTest, indices, addresses), `${chain} ${isTest}`).not.toThrow();
+        expect(check.addressAt(chain, isTest, 19)).toBe(addresses[3]);
+      }
+    }
+  });
+
+  it('names the published first address of the BIP-84 and BIP-44 vectors', () => {
+    // BIP-84's vector (the "abandon … about" mnemonic): m/84'/0'/0'/0/0.
+    expect(vectors.addressAt('bitcoin', false, 0)).toBe('bc1qcr8te4kr609gcawutmrza0j4xv80jy8z306fyu');
+    // The same mnemonic's m/44'/60'/0'/0/0, as every Ethereum wallet derives it.
+    expect(vectors.addressAt('ethereum', false, 0)).toBe('0x9858EfFD232B4033E47d90003D41EC34EcaEda94');
+  });
+
+  it('refuses a batch with one wrong address, a missing one, or another mode or index space', () => {
+    const addresses = deriver.deriveAddresses('ethereum', true, [3, 4, 5]);
+    const swapped = [addresses[0] as string, addresses[2] as string, addresses[1] as string];
+    expect(() => check.verify('ethereum', true, [3, 4, 5], swapped)).toThrow(DerivationMismatchError);
+    expect(() => check.verify('ethereum', true, [3, 4, 5], addresses.slice(0, 2))).toThrow(
+      DerivationMismatchError,
+    );
+    expect(() => check.verify('ethereum', false, [3, 4, 5], addresses)).toThrow(DerivationMismatchError);
+    expect(() => check.verify('tron', true, [3, 4, 5], addresses)).toThrow(DerivationMismatchError);
+    // A checksum that differs only in case is a different string: EIP-55 is part of what is handed out.
+    const lower = addresses.map((address) => address.toLowerCase());
+    expect(() => check.verify('ethereum', true, [3, 4, 5], lower)).toThrow(DerivationMismatchError);
+  });
+
+  it("knows the address of every deposit key, and so tells a key that is not the deposit address's", () => {
+    for (const chain of chainIds) {
+      for (const isTest of [true, false]) {
+        const key = deriver.derivePrivateKey(chain, isTest, 42);
+        expect(check.addressOfKey(chain, isTest, key), `${chain} ${isTest}`).toBe(
+          deriver.deriveAddress(chain, isTest, 42),
+        );
+        expect(check.addressOfKey(chain, isTest, key)).not.toBe(deriver.deriveAddress(chain, isTest, 43));
+      }
+    }
+  });
+});
