@@ -6,7 +6,7 @@ import { createAccountsRepo } from './modules/accounts/repo.ts';
 import { createAccountsService } from './modules/accounts/service.ts';
 import { confirmationsFor } from './modules/chains/confirmations.ts';
 import { type AddressDeriver, createAddressDeriver } from './modules/chains/derivation.ts';
-import { createDerivationCheck } from './modules/chains/derivation-check.ts';
+import { createDepositSigningKeys, createDerivationCheck } from './modules/chains/derivation-check.ts';
 import { createDerivationThread } from './modules/chains/derivation-thread.ts';
 import { createChainAdapters } from './modules/chains/families.ts';
 import { depositLedger } from './modules/chains/ledger.ts';
@@ -84,6 +84,7 @@ export function buildServices({
     clock,
     config,
     deriver,
+    signingKeys: createDepositSigningKeys(deriver, derivationCheck),
     logger: logger?.child({ worker: 'chains' }),
   });
   const derivation = config.derivationThread

@@ -8,6 +8,7 @@ import { HDKey } from '@scure/bip32';
 import { mnemonicToSeedSync } from '@scure/bip39';
 import { publicKeyToAddress } from 'viem/accounts';
 import { AppError } from '../../lib/errors.ts';
+import type { AddressDeriver } from './derivation.ts';
 import { type ChainId, getChain } from './registry.ts';
 
 /**
@@ -185,6 +186,35 @@ export function createDerivationCheck(seeds: {
       const { encoding } = pathOf(chain, isTest);
       if (encoding === 'solana') return base58.encode(ed25519.getPublicKey(privateKey));
       return encodeSecp256k1(encoding, secp256k1.getPublicKey(privateKey, true));
+    },
+  };
+}
+
+/** The private keys that sign sweeps, each checked against the deposit address it is to sweep. */
+export interface DepositSigningKeys {
+  /**
+   * The key of `address`, the deposit address at `index`: derived, then its address computed from the key itself by
+   * the independent path. Throws SignerMismatchError (nothing may be signed) when they differ.
+   */
+  keyFor(chain: ChainId, isTest: boolean, index: number, address: string): Uint8Array;
+}
+
+/** How a chain compares two spellings of one address: EVM and bech32 ignore case, base58 does not. */
+function sameAddress(chain: ChainId, a: string, b: string): boolean {
+  const family = getChain(chain)?.family;
+  return family === 'evm' || family === 'bitcoin' ? a.toLowerCase() === b.toLowerCase() : a === b;
+}
+
+export function createDepositSigningKeys(
+  deriver: Pick<AddressDeriver, 'derivePrivateKey'>,
+  check: Pick<DerivationCheck, 'addressOfKey'>,
+): DepositSigningKeys {
+  return {
+    keyFor(chain, isTest, index, address) {
+      const key = deriver.derivePrivateKey(chain, isTest, index);
+      const keyAddress = check.addressOfKey(chain, isTest, key);
+      if (!sameAddress(chain, keyAddress, address)) throw new SignerMismatchError(chain, address, keyAddress);
+      return key;
     },
   };
 }

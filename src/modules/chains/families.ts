@@ -4,6 +4,7 @@ import type { Clock } from '../../lib/clock.ts';
 import type { ChainAdapter } from './adapter.ts';
 import { type ConfirmationsConfig, confirmationsFor } from './confirmations.ts';
 import type { AddressDeriver } from './derivation.ts';
+import type { DepositSigningKeys } from './derivation-check.ts';
 import { createEvmAdapters } from './evm/index.ts';
 import type { EvmSettings } from './evm/settings.ts';
 import { type ChainId, chainIds } from './registry.ts';
@@ -46,6 +47,8 @@ export function createChainAdapters(deps: {
   config: ChainAdaptersConfig;
   /** The program's one deriver: deposit addresses and their signing keys. */
   deriver: AddressDeriver;
+  /** Deposit keys for sweeps, each checked against its deposit address first. */
+  signingKeys: DepositSigningKeys;
   logger?: Logger | undefined;
 }): ChainAdapters {
   const simulated = new Map<string, SimulatedChain>(
@@ -56,6 +59,7 @@ export function createChainAdapters(deps: {
         clock: deps.clock,
         chain,
         requiredConfirmations: confirmationsFor(deps.config, chain, true),
+        signingKeys: deps.signingKeys,
       }),
     ]),
   );
@@ -73,6 +77,7 @@ export function createChainAdapters(deps: {
         liveMnemonic: deps.config.liveMnemonic,
       },
       deriver: deps.deriver,
+      signingKeys: deps.signingKeys,
       logger: deps.logger,
     });
     for (const adapter of evmAdapters) (adapter.isTest ? testNetworks : live).set(adapter.chain, adapter);

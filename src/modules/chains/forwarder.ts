@@ -6,6 +6,7 @@ import type { PaymentRow, PaymentsService } from '../payments/service.ts';
 import { type PaymentStatus, settledStatuses } from '../payments/statuses.ts';
 import type { SettingsService } from '../settings/service.ts';
 import type { ChainAdapter, ForwardIntent } from './adapter.ts';
+import { SignerMismatchError } from './derivation-check.ts';
 import { type DepositRow, type ForwardRow, chainsRepo as repo } from './repo.ts';
 
 export interface ForwarderDeps {
@@ -138,7 +139,14 @@ export function createForwarder(deps: ForwarderDeps) {
       inputs.set(deposit.address, input);
     }
     const id = newId('fwd');
-    const built = await adapter.buildForward({ id, asset, inputs: [...inputs.values()], to });
+    let built: Awaited<ReturnType<ChainAdapter['buildForward']>>;
+    try {
+      built = await adapter.buildForward({ id, asset, inputs: [...inputs.values()], to });
+    } catch (error) {
+      if (!(error instanceof SignerMismatchError)) throw error;
+      await refuse(id, merchantId, asset, to, items, error);
+      return false;
+    }
     const leftAddresses = new Set(built.amount <= 0n ? inputs.keys() : (built.left ?? []));
     if (leftAddresses.size > 0) {
       const left = items.filter((item) => leftAddresses.has(item.deposit.address));
@@ -185,6 +193,56 @@ export function createForwarder(deps: ForwarderDeps) {
     }
     await deps.afterIntent?.(id);
     return true;
+  }
+
+  /**
+   * A key that does not sign for its deposit address stopped the sweep before any signature: the forward is recorded
+   * as failed with the reason, its deposits tied to it so that it is never built again on its own (an operator must
+   * look: a wrong key means a derivation bug), and nothing is broadcast. Its payments stay unforwarded.
+   */
+  async function refuse(
+    id: string,
+    merchantId: string,
+    asset: string,
+    to: string | null,
+    items: Array<{ deposit: DepositRow; payment: PaymentRow }>,
+    error: SignerMismatchError,
+  ): Promise<void> {
+    const now = clock.now();
+    const depositIds = items.map((item) => item.deposit.id);
+    const reason = `signer_mismatch: ${error.message}`;
+    deps.logger?.error(
+      { chain, merchantId, forward: id, depositAddress: error.depositAddress, keyAddress: error.keyAddress },
+      'sweep refused before signing: the derived key does not belong to the deposit address',
+    );
+    try {
+      await db.transaction(async (tx) => {
+        if ((await repo.assignForward(tx, depositIds, id)) !== depositIds.length) throw new ForwardConflict();
+        await repo.insertForward(tx, {
+          id,
+          merchantId,
+          chain,
+          isTest,
+          asset,
+          state: 'failed',
+          paymentIds: [...new Set(items.map((item) => item.payment.id))],
+          amount: '0',
+          fee: '0',
+          toAddress: to,
+          rawTx: '',
+          txHash: '',
+          blockNumber: null,
+          broadcastCount: 0,
+          lastError: reason,
+          createdAt: now,
+          broadcastAt: null,
+          finalAt: null,
+          updatedAt: now,
+        });
+      });
+    } catch (conflict) {
+      if (!(conflict instanceof ForwardConflict)) throw conflict;
+    }
   }
 
   async function broadcast(forward: ForwardRow): Promise<boolean> {

@@ -527,6 +527,50 @@ describe('watcher on the simulated chain', () => {
     expect(broadcasts).toBe(sent);
   });
 
+  it('a deposit key that does not sign for its address fails the forward before any signature: nothing is broadcast', async () => {
+    const p = await createPayment('0.053');
+    await sim.sendDeposit({ to: p.address, asset: 'ETH', amount: wei('0.053') });
+    await advance(CONFIRMATIONS);
+    // The payment's derivation index no longer matches its deposit address (as a derivation bug would leave it).
+    await t.database.db.execute(
+      sql`update payments set derivation_index = derivation_index + 1000 where id = ${p.payment_id}`,
+    );
+    let broadcasts = 0;
+    const forwarder = createForwarder({
+      db: t.database.db,
+      clock,
+      adapter: {
+        ...sim,
+        async broadcast(raw) {
+          broadcasts += 1;
+          return sim.broadcast(raw);
+        },
+      },
+      payments: t.services.payments,
+      settings: t.services.settings,
+    });
+    expect(await forwarder.run()).toMatchObject({ planned: 0, broadcast: 0 });
+    expect(broadcasts).toBe(0);
+    const rows = await queryRows<{ state: string; last_error: string; raw_tx: string }>(
+      t.database.db,
+      sql`select state, last_error, raw_tx from forwards where payment_ids @> ${JSON.stringify([p.payment_id])}::jsonb`,
+    );
+    expect(rows).toEqual([
+      {
+        state: 'failed',
+        last_error: expect.stringMatching(/^signer_mismatch: .*not to the deposit address/),
+        raw_tx: '',
+      },
+    ]);
+    const view = await payment(p.payment_id);
+    expect(view.status).toBe('completed');
+    expect(view.forwarded_at).toBeNull();
+    // Never built again on its own.
+    await advance(CONFIRMATIONS);
+    expect(await forwarder.run()).toMatchObject({ planned: 0, broadcast: 0 });
+    expect(broadcasts).toBe(0);
+  });
+
   it('does not forward an open (underpaid) payment until its window ends', async () => {
     const p = await createPayment('1', { expires_in: 60 });
     await sim.sendDeposit({ to: p.address, asset: 'ETH', amount: wei('0.5') });

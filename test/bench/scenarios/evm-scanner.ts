@@ -6,6 +6,10 @@ import { join } from 'node:path';
 import { pino } from 'pino';
 import { encodeDeployData, encodeFunctionData, type Hex } from 'viem';
 import { createAddressDeriver, MAX_DERIVATION_INDEX } from '../../../src/modules/chains/derivation.ts';
+import {
+  createDepositSigningKeys,
+  createDerivationCheck,
+} from '../../../src/modules/chains/derivation-check.ts';
 import { createEvmAdapter } from '../../../src/modules/chains/evm/adapter.ts';
 import { createEvmRpc, type EvmRpc } from '../../../src/modules/chains/evm/rpc.ts';
 import { TRANSFER_TOPIC } from '../../../src/modules/chains/evm/scan.ts';
@@ -116,6 +120,10 @@ async function scannerShare(
   const watchedList = Array.from({ length: WATCHED }, randomAddress);
   const watched = new Set(watchedList.map((a) => a.toLowerCase()));
   const deriver = createAddressDeriver({ testMnemonic, liveMnemonic: testMnemonic });
+  const signingKeys = createDepositSigningKeys(
+    deriver,
+    createDerivationCheck({ testMnemonic, liveMnemonic: testMnemonic }),
+  );
   const logger = pino({ level: 'silent' });
   const rpc = timedRpc(createEvmRpc({ urls: [anvil.url], timeoutMs: 60_000, retries: 1, logger }));
   const adapter = createEvmAdapter({
@@ -141,6 +149,7 @@ async function scannerShare(
     },
     requiredConfirmations: 2,
     deriver,
+    signingKeys,
     logger,
     rpc,
     bundles: { byHash: async () => null, open: async () => [] },

@@ -18,6 +18,11 @@ import { migrateDatabase } from '../../../src/db/migrate.ts';
 import { payments, simTransfers } from '../../../src/db/schema/index.ts';
 import { systemClock } from '../../../src/lib/clock.ts';
 import { newId, uuidv7 } from '../../../src/lib/ids.ts';
+import { createAddressDeriver } from '../../../src/modules/chains/derivation.ts';
+import {
+  createDepositSigningKeys,
+  createDerivationCheck,
+} from '../../../src/modules/chains/derivation-check.ts';
 import { createSimulatedChain } from '../../../src/modules/chains/simulated/chain.ts';
 import { createWatcher } from '../../../src/modules/chains/watcher.ts';
 import type { PaymentRow } from '../../../src/modules/payments/repo.ts';
@@ -133,7 +138,14 @@ async function main(): Promise<void> {
   const used = rows.slice(0, rounds * 2 * blockSize);
   rows.length = 0;
 
-  const sim = createSimulatedChain({ db, clock: systemClock, chain: 'ethereum', requiredConfirmations: 1 });
+  const seeds = { testMnemonic: config.testMnemonic, liveMnemonic: undefined };
+  const sim = createSimulatedChain({
+    db,
+    clock: systemClock,
+    chain: 'ethereum',
+    requiredConfirmations: 1,
+    signingKeys: createDepositSigningKeys(createAddressDeriver(seeds), createDerivationCheck(seeds)),
+  });
   const watcher = createWatcher({
     db,
     clock: systemClock,

@@ -6,6 +6,7 @@ import { compileContracts } from '../../../../test/support/contracts.ts';
 import { type EvmTestChain, setUpEvmChain } from '../../../../test/support/evm.ts';
 import { testMnemonic } from '../../../../test/support/harness.ts';
 import { createAddressDeriver } from '../derivation.ts';
+import { createDepositSigningKeys, createDerivationCheck } from '../derivation-check.ts';
 import { type BundleStore, createEvmAdapter, type EvmAdapter } from './adapter.ts';
 import { reconcileIndex } from './reconcile.ts';
 import { createEvmRpc } from './rpc.ts';
@@ -17,6 +18,10 @@ import type { EvmChainSettings, EvmSettings } from './settings.ts';
  */
 
 const deriver = createAddressDeriver({ testMnemonic, liveMnemonic: testMnemonic });
+const signingKeys = createDepositSigningKeys(
+  deriver,
+  createDerivationCheck({ testMnemonic, liveMnemonic: testMnemonic }),
+);
 const logger = pino({ level: 'silent' });
 const shared: EvmSettings = {
   chains: [],
@@ -69,6 +74,7 @@ describe('EVM adapter against anvil', () => {
       shared,
       requiredConfirmations: 2,
       deriver,
+      signingKeys,
       logger,
       bundles,
     });
@@ -180,6 +186,7 @@ describe('EVM adapter against anvil', () => {
       shared,
       requiredConfirmations: 2,
       deriver,
+      signingKeys,
       logger,
       bundles,
     });
@@ -199,6 +206,7 @@ describe('EVM adapter against anvil', () => {
       shared: { ...shared, reconcileEveryBlocks: 1 },
       requiredConfirmations: 2,
       deriver,
+      signingKeys,
       logger,
       bundles,
     });
@@ -239,6 +247,7 @@ describe('EVM adapter against anvil', () => {
       shared: { ...shared, logsAddressLimit: 2 },
       requiredConfirmations: 2,
       deriver,
+      signingKeys,
       logger,
       bundles,
       rpc: {
@@ -361,6 +370,7 @@ describe('EVM adapter against anvil', () => {
       shared,
       requiredConfirmations: 2,
       deriver,
+      signingKeys,
       logger,
       bundles,
     });
@@ -420,6 +430,7 @@ describe('EVM adapter against anvil', () => {
       shared: { ...shared, rpcTimeoutMs: 1000 },
       requiredConfirmations: 2,
       deriver,
+      signingKeys,
       logger,
       bundles,
     });
@@ -430,6 +441,7 @@ describe('EVM adapter against anvil', () => {
       shared: { ...shared, rpcTimeoutMs: 500, rpcRetries: 1 },
       requiredConfirmations: 2,
       deriver,
+      signingKeys,
       logger,
       bundles,
     });
@@ -443,6 +455,7 @@ describe('EVM adapter against anvil', () => {
       shared,
       requiredConfirmations: 2,
       deriver,
+      signingKeys,
       logger,
       bundles,
     });

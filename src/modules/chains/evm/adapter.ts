@@ -13,6 +13,7 @@ import type {
   Transfer,
 } from '../adapter.ts';
 import { type AddressDeriver, MAX_DERIVATION_INDEX } from '../derivation.ts';
+import type { DepositSigningKeys } from '../derivation-check.ts';
 import { type ChainId, contractOf, getAsset, getChain, networkOf } from '../registry.ts';
 import { createReconciler, type Reconciler } from './reconcile.ts';
 import { evmRepo } from './repo.ts';
@@ -89,7 +90,10 @@ export interface EvmAdapterDeps {
   settings: EvmChainSettings;
   shared: EvmSettings;
   requiredConfirmations: number;
+  /** The default gas wallet's key (SVC_CHAIN_<NAME>_GAS_KEY unset). */
   deriver: AddressDeriver;
+  /** Deposit keys, each checked against its deposit address before it signs a sweep. */
+  signingKeys: DepositSigningKeys;
   logger: Logger;
   rpc?: EvmRpc;
 }
@@ -438,8 +442,9 @@ export function createEvmAdapter(deps: EvmAdapterDeps): EvmAdapter {
     return { raw, hash: keccak256(raw), from: account.address };
   }
 
-  const depositKey = (index: number): Hex =>
-    `0x${Buffer.from(deriver.derivePrivateKey(chainId, isTest, index)).toString('hex')}` as Hex;
+  /** The deposit key of an input; throws SignerMismatchError (no signature) unless it signs for that address. */
+  const depositKey = (input: { derivationIndex: number; address: string }): Hex =>
+    `0x${Buffer.from(deps.signingKeys.keyFor(chainId, isTest, input.derivationIndex, input.address)).toString('hex')}` as Hex;
 
   /**
    * The L1 data fee an OP-stack chain (Base, OP Mainnet) charges a transaction on top of its gas, from the
@@ -681,7 +686,7 @@ export function createEvmAdapter(deps: EvmAdapterDeps): EvmAdapter {
           }
           const nonce = await nonceFor(input.address, taken, open);
           // Priority fee = max fee: the fee charged is exactly gas × maxFee, so balance − fee leaves nothing behind.
-          const key = depositKey(input.derivationIndex);
+          const key = depositKey(input);
           const draft = { to, value: available - cost, gas, nonce, maxFee, tip: maxFee };
           let signed = await sign(key, draft);
           // OP-stack chains also charge the L1 data fee from the balance: keep twice the oracle's figure back.
@@ -735,7 +740,7 @@ export function createEvmAdapter(deps: EvmAdapterDeps): EvmAdapter {
           gas = (gas * 12n) / 10n;
           const l1 = await l1DataFee(
             (
-              await sign(depositKey(input.derivationIndex), {
+              await sign(depositKey(input), {
                 to: contract,
                 value: 0n,
                 gas,
@@ -765,7 +770,7 @@ export function createEvmAdapter(deps: EvmAdapterDeps): EvmAdapter {
             topUps += need - ethBalance + 21_000n * maxFee;
           }
           const nonce = await nonceFor(input.address, taken, open);
-          const signed = await sign(depositKey(input.derivationIndex), {
+          const signed = await sign(depositKey(input), {
             to: contract,
             value: 0n,
             gas,

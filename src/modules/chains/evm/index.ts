@@ -2,6 +2,7 @@ import type { Logger } from 'pino';
 import { pino } from 'pino';
 import type { Db } from '../../../db/client.ts';
 import type { AddressDeriver } from '../derivation.ts';
+import type { DepositSigningKeys } from '../derivation-check.ts';
 import { type ChainId, getChain, requiredConfirmations } from '../registry.ts';
 import { createEvmAdapter, type EvmAdapter } from './adapter.ts';
 import type { EvmSettings } from './settings.ts';
@@ -22,6 +23,7 @@ export function createEvmAdapters(deps: {
   };
   /** The program's one deriver (deposit keys, the default gas wallet). */
   deriver: AddressDeriver;
+  signingKeys: DepositSigningKeys;
   logger?: Logger | undefined;
 }): EvmAdapter[] {
   const { config } = deps;
@@ -46,6 +48,7 @@ export function createEvmAdapters(deps: {
         shared: config.evm,
         requiredConfirmations: requiredConfirmations(info, config.confirmations),
         deriver,
+        signingKeys: deps.signingKeys,
         logger,
       }),
     );

@@ -9,6 +9,7 @@ import type {
   Transfer,
 } from '../adapter.ts';
 import { addressKey } from '../adapter.ts';
+import type { DepositSigningKeys } from '../derivation-check.ts';
 import { type ChainId, getAsset, getChain } from '../registry.ts';
 import { simulatedBlockHash, simulatedTxHash, zeroHash } from './hashes.ts';
 import { simulatedChainRepo as repo } from './repo.ts';
@@ -81,6 +82,11 @@ export function createSimulatedChain(deps: {
   clock: Clock;
   chain: ChainId;
   requiredConfirmations: number;
+  /**
+   * The deposit keys a real sweep would sign with: each is checked against its deposit address here too (test mode
+   * moves nothing, but a derivation bug shows in test mode before it costs live funds).
+   */
+  signingKeys: DepositSigningKeys;
 }): SimulatedChain {
   const { db, clock, chain: chainId } = deps;
   const info = getChain(chainId);
@@ -141,6 +147,9 @@ export function createSimulatedChain(deps: {
     async buildForward(intent: ForwardIntent): Promise<BuiltForward> {
       const asset = getAsset(info, intent.asset);
       if (asset === undefined) throw new Error(`${chainId} has no asset ${intent.asset}`);
+      for (const input of intent.inputs) {
+        deps.signingKeys.keyFor(chainId, true, input.derivationIndex, input.address);
+      }
       const total = intent.inputs.reduce((sum, input) => sum + input.amount, 0n);
       const fee = simulatedForwardFee(chainId);
       // A native-coin sweep pays its fee out of what it moves; a token sweep pays it in the native coin.
