@@ -1,12 +1,10 @@
-import { randomBytes } from 'node:crypto';
 import { secp256k1 } from '@noble/curves/secp256k1.js';
-import { bytesToNumberBE } from '@noble/curves/utils.js';
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { type Affine, addBaseMultiples, encodeAffine } from './secp256k1-public.ts';
 
 const G = secp256k1.Point.BASE;
 const n = secp256k1.Point.Fn.ORDER;
-const randomScalar = () => (bytesToNumberBE(randomBytes(32)) % (n - 1n)) + 1n;
 const affine = (point: InstanceType<typeof secp256k1.Point>) => point.toAffine();
 const addBaseMultiple = (addend: Affine | undefined, k: bigint) => addBaseMultiples(addend, [k])[0];
 /** The scalar whose every 10-bit window (the comb's) holds `digit`, reduced mod n. */
@@ -15,6 +13,61 @@ const everyWindow = (digit: number) => {
   for (let w = 0; w < 26; w++) k += BigInt(digit) << BigInt(10 * w);
   return k % n;
 };
+
+/** Fixed, so that a failure is replayed exactly (fast-check prints the seed and path of the counterexample). */
+const SEED = 0x5ec9256;
+/** Scalars from 1 to n − 1, spread over every bit length (fast-check's bigint arbitrary favours small and edge values). */
+const scalar = fc.bigInt({ min: 1n, max: n - 1n });
+/** Scalars drawn from the same seeded source, for the example tests below. */
+const samples = fc.sample(scalar, { seed: SEED + 1, numRuns: 64 });
+let drawn = 0;
+const randomScalar = (): bigint => samples[drawn++ % samples.length] as bigint;
+
+describe('the comb against @noble/curves, seeded properties', () => {
+  it("k·G is noble's for 10,000 scalars", () => {
+    fc.assert(
+      fc.property(scalar, (k) => {
+        expect(addBaseMultiple(undefined, k)).toEqual(affine(G.multiply(k)));
+      }),
+      { seed: SEED, numRuns: 10_000 },
+    );
+  });
+
+  it("P + k·G is noble's for 1,000 points and scalars, and a batch equals its scalars one by one", () => {
+    fc.assert(
+      fc.property(scalar, scalar, (p, k) => {
+        const point = G.multiply(p);
+        // p + k ≡ 0 (mod n) is the point at infinity, no public key: refused (fast-check finds such pairs).
+        if ((p + k) % n === 0n) expect(() => addBaseMultiple(affine(point), k)).toThrow(RangeError);
+        else expect(addBaseMultiple(affine(point), k)).toEqual(affine(point.add(G.multiply(k))));
+      }),
+      { seed: SEED, numRuns: 1_000 },
+    );
+    fc.assert(
+      fc.property(scalar, fc.array(scalar, { minLength: 1, maxLength: 40 }), (p, ks) => {
+        fc.pre(ks.every((k) => (p + k) % n !== 0n));
+        const point = affine(G.multiply(p));
+        const batch = addBaseMultiples(point, ks);
+        expect(batch).toEqual(ks.map((k) => addBaseMultiple(point, k)));
+      }),
+      { seed: SEED, numRuns: 200 },
+    );
+  });
+
+  it('edge scalars: 1, n − 1, every power of two, and both sides of every 10-bit window boundary', () => {
+    const edges = new Set<bigint>([1n, 2n, n - 1n, n - 2n, (n - 1n) / 2n, (n + 1n) / 2n]);
+    for (let bit = 0n; bit < 256n; bit++) {
+      edges.add((1n << bit) % n || 1n);
+      edges.add(((1n << bit) - 1n) % n || 1n);
+      edges.add(((1n << bit) + 1n) % n || 1n);
+    }
+    for (let window = 0n; window < 26n; window++) {
+      for (const digit of [1n, 511n, 512n, 513n, 1023n]) edges.add((digit << (10n * window)) % n || 1n);
+      edges.add(((1n << (10n * window + 10n)) - 1n) % n || 1n);
+    }
+    for (const k of edges) expect(addBaseMultiple(undefined, k), `k = ${k}`).toEqual(affine(G.multiply(k)));
+  });
+});
 
 describe('secp256k1 public-data arithmetic (P + k·G)', () => {
   it('computes k·G as noble does, at the edges of every signed window', () => {
@@ -34,16 +87,7 @@ describe('secp256k1 public-data arithmetic (P + k·G)', () => {
       everyWindow(513),
       everyWindow(1023),
     );
-    for (let i = 0; i < 300; i++) scalars.push(randomScalar());
     for (const k of scalars) expect(addBaseMultiple(undefined, k)).toEqual(affine(G.multiply(k)));
-  });
-
-  it('adds k·G to a point as noble does', () => {
-    for (let i = 0; i < 200; i++) {
-      const p = G.multiply(randomScalar());
-      const k = randomScalar();
-      expect(addBaseMultiple(affine(p), k)).toEqual(affine(p.add(G.multiply(k))));
-    }
   });
 
   it('doubles when the point equals what is added to it, and refuses the point at infinity', () => {
