@@ -4,7 +4,7 @@ import { join, resolve } from 'node:path';
 import { generateMnemonic, validateMnemonic } from '@scure/bip39';
 import { wordlist } from '@scure/bip39/wordlists/english.js';
 import { z } from 'zod';
-import { parseDurationList } from './lib/duration.ts';
+import { parseDuration, parseDurationList } from './lib/duration.ts';
 import { type EvmSettings, parseEvmChainSettings } from './modules/chains/families.ts';
 import type { ChainId } from './modules/chains/registry.ts';
 import { parseConfirmations } from './modules/chains/settings.ts';
@@ -31,6 +31,26 @@ const mnemonic = z
 
 const positiveInt = z.coerce.number().int().positive();
 const nonNegativeInt = z.coerce.number().int().nonnegative();
+
+/** How long rows of a kind are kept: a duration (`24h`, `30d`), or `off` to keep them forever. */
+const retention = (byDefault: string, atLeastMs = 0) =>
+  z
+    .string()
+    .default(byDefault)
+    .transform((value, context) => {
+      if (value.trim().toLowerCase() === 'off') return null;
+      try {
+        const ms = parseDuration(value);
+        if (ms >= Math.max(atLeastMs, 1)) return ms;
+        context.addIssue({
+          code: 'custom',
+          message: `must be at least ${atLeastMs > 0 ? `${atLeastMs / 3_600_000}h` : '1ms'}, or off`,
+        });
+      } catch (error) {
+        context.addIssue({ code: 'custom', message: error instanceof Error ? error.message : String(error) });
+      }
+      return z.NEVER;
+    });
 
 const envSchema = z.object({
   NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
@@ -164,6 +184,14 @@ const envSchema = z.object({
   SVC_SIM_CONFIRMATIONS: positiveInt.max(10_000).optional(),
   /** Days after its window ends that a payment's address is still watched for late funds. */
   SVC_LATE_WATCH_DAYS: nonNegativeInt.max(365).default(7),
+  /**
+   * Retention: idempotency keys (never below the 24 h in which a key is replayed), the stored response bodies of
+   * webhook attempts, and events with their deliveries and attempts. Payments, deposits and forwards are never
+   * deleted. `off` keeps a kind forever.
+   */
+  SVC_RETENTION_IDEMPOTENCY: retention('24h', 24 * 3_600_000),
+  SVC_RETENTION_ATTEMPT_BODIES: retention('30d'),
+  SVC_RETENTION_EVENTS: retention('90d'),
 });
 
 type Env = z.infer<typeof envSchema>;
@@ -210,6 +238,8 @@ export interface Config {
   simConfirmations: number | undefined;
   /** Days after a payment's window that its address is still watched (SVC_LATE_WATCH_DAYS). */
   lateWatchDays: number;
+  /** How long each kind of row is kept (SVC_RETENTION_*), in ms; null keeps it forever. */
+  retentionMs: { idempotencyKeys: number | null; attemptBodies: number | null; events: number | null };
   /** Notes for the boot log, e.g. which secrets were generated; never the secrets themselves. */
   notices: string[];
 }
@@ -381,6 +411,11 @@ export function loadConfig(rawEnv: Record<string, string | undefined> = process.
     simBlockMs: values.SVC_SIM_BLOCK_MS,
     simConfirmations: values.SVC_SIM_CONFIRMATIONS,
     lateWatchDays: values.SVC_LATE_WATCH_DAYS,
+    retentionMs: {
+      idempotencyKeys: values.SVC_RETENTION_IDEMPOTENCY,
+      attemptBodies: values.SVC_RETENTION_ATTEMPT_BODIES,
+      events: values.SVC_RETENTION_EVENTS,
+    },
     notices,
   };
 }

@@ -3,6 +3,7 @@ import type { Config } from './config.ts';
 import type { Database } from './db/client.ts';
 import type { Clock } from './lib/clock.ts';
 import { createSettlementJobs } from './modules/chains/jobs.ts';
+import { createRetentionJob } from './modules/retention/jobs.ts';
 import { createConfiguredDeliveryWorker } from './modules/webhooks/delivery/worker.ts';
 import type { Services } from './services.ts';
 
@@ -50,6 +51,23 @@ export function backgroundWorkers({
     lateWatchDays: config.lateWatchDays,
     logger: logger.child({ worker: 'settlement' }),
   });
+  const retention = createRetentionJob({
+    clock,
+    logger: logger.child({ worker: 'retention' }),
+    kinds: [
+      {
+        name: 'idempotency_keys',
+        keepMs: config.retentionMs.idempotencyKeys,
+        purge: services.payments.purgeIdempotencyKeys,
+      },
+      {
+        name: 'attempt_bodies',
+        keepMs: config.retentionMs.attemptBodies,
+        purge: services.events.purgeAttemptBodies,
+      },
+      { name: 'events', keepMs: config.retentionMs.events, purge: services.events.purgeEvents },
+    ],
+  });
   return [
     {
       name: 'webhooks',
@@ -69,6 +87,14 @@ export function backgroundWorkers({
         );
         return problems.length === 0 ? null : problems.join('; ');
       },
+    },
+    {
+      name: 'retention',
+      started:
+        'retention started: idempotency keys, webhook response bodies and events past their age are deleted',
+      start: () => retention.start(),
+      stop: () => retention.stop(),
+      readiness: async () => null,
     },
   ];
 }

@@ -24,5 +24,7 @@ export const events = pgTable(
   (table) => [
     index('events_merchant_idx').on(table.merchantId, table.isTest, table.createdAt, table.id),
     index('events_payment_idx').on(table.merchantId, table.paymentId),
+    // Retention deletes the oldest first, a batch at a time.
+    index('events_created_idx').on(table.createdAt),
   ],
 );

@@ -1,4 +1,4 @@
-import { boolean, integer, jsonb, pgTable, primaryKey, text, timestamp } from 'drizzle-orm/pg-core';
+import { boolean, index, integer, jsonb, pgTable, primaryKey, text, timestamp } from 'drizzle-orm/pg-core';
 
 /** A request made with an Idempotency-Key, and the response it got, replayed for the same key and body. */
 export const idempotencyKeys = pgTable(
@@ -12,5 +12,9 @@ export const idempotencyKeys = pgTable(
     responseBody: jsonb('response_body').notNull(),
     createdAt: timestamp('created_at', { withTimezone: true, mode: 'date' }).notNull(),
   },
-  (table) => [primaryKey({ columns: [table.merchantId, table.isTest, table.key] })],
+  (table) => [
+    primaryKey({ columns: [table.merchantId, table.isTest, table.key] }),
+    // Retention deletes the oldest first, a batch at a time.
+    index('idempotency_keys_created_idx').on(table.createdAt),
+  ],
 );

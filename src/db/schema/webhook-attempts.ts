@@ -1,3 +1,4 @@
+import { sql } from 'drizzle-orm';
 import { boolean, index, integer, pgTable, text, timestamp } from 'drizzle-orm/pg-core';
 import { webhookDeliveries } from './webhook-deliveries.ts';
 
@@ -17,5 +18,9 @@ export const webhookAttempts = pgTable(
     responseBody: text('response_body'),
     error: text('error'),
   },
-  (table) => [index('webhook_attempts_delivery_idx').on(table.deliveryId, table.attempt)],
+  (table) => [
+    index('webhook_attempts_delivery_idx').on(table.deliveryId, table.attempt),
+    // Retention clears the oldest stored bodies first; attempts whose body is gone drop out of the index.
+    index('webhook_attempts_body_idx').on(table.startedAt).where(sql`response_body is not null`),
+  ],
 );

@@ -123,6 +123,9 @@ export function createPaymentLifecycle(deps: PaymentLifecycleDeps) {
       }
     },
 
+    /** Retention: idempotency keys stored before `before`, at most `limit` (payments themselves are never deleted). */
+    purgeIdempotencyKeys: (before: Date, limit: number) => repo.purgeIdempotencyKeys(before, limit),
+
     /** When the next open payment's window ends (null when none is open). */
     nextExpiry: () => repo.nextExpiry(db),
 

@@ -371,8 +371,20 @@ export function createPaymentsRepo(db: Db) {
       );
     },
 
-    async deleteIdempotencyOlderThan(cutoff: Date): Promise<void> {
-      await db.delete(idempotencyKeys).where(lt(idempotencyKeys.createdAt, cutoff));
+    /**
+     * Forgets at most `limit` idempotency keys stored before `before` (retention), oldest first; keys another process
+     * is deleting are skipped. Returns how many went.
+     */
+    async purgeIdempotencyKeys(before: Date, limit: number): Promise<number> {
+      const rows = await queryRows<{ key: string }>(
+        db,
+        sql`delete from idempotency_keys where (merchant_id, is_test, key) in (
+              select merchant_id, is_test, key from idempotency_keys
+              where created_at < ${before.toISOString()}::timestamptz
+              order by created_at limit ${limit} for update skip locked)
+            returning key`,
+      );
+      return rows.length;
     },
   };
 }

@@ -68,6 +68,22 @@ const iso = (date: Date) => date.toISOString();
 /** The SQL of the delivery worker: claim with a lease, record outcomes, give back unstarted claims. */
 export const deliveriesRepo = {
   /**
+   * Drops the stored response bodies of at most `limit` attempts made before `before` (retention; the attempt itself,
+   * its status and timing stay). Returns how many were cleared.
+   */
+  async purgeAttemptBodies(db: Db, before: Date, limit: number): Promise<number> {
+    const rows = await queryRows<{ id: string }>(
+      db,
+      sql`update webhook_attempts set response_body = null where id in (
+            select id from webhook_attempts
+            where response_body is not null and started_at < ${before.toISOString()}::timestamptz
+            order by started_at limit ${limit} for update skip locked)
+          returning id`,
+    );
+    return rows.length;
+  },
+
+  /**
    * Claims up to `limit` due deliveries under a fresh lease, at most `perEndpoint` of any one endpoint and none of
    * the `skipEndpoints` (already busy in this worker). `FOR UPDATE SKIP LOCKED` lets any number of workers claim
    * at once without waiting for or double-claiming each other's rows; the claim moves `next_attempt_at` to the end

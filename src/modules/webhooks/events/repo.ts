@@ -30,6 +30,24 @@ function olderThan(
 
 /** All SQL of events (the outbox), deliveries and attempts as the API sees them. Every method takes its Db. */
 export const eventsRepo = {
+  /**
+   * Deletes at most `limit` events created before `before` (retention), oldest first, with their deliveries and the
+   * attempts of those, in one statement; events another process is deleting are skipped. Returns how many events went.
+   */
+  async purgeEvents(db: Db, before: Date, limit: number): Promise<number> {
+    const rows = await queryRows<{ id: string }>(
+      db,
+      sql`with doomed as (
+            select id from events where created_at < ${before.toISOString()}::timestamptz
+            order by created_at limit ${limit} for update skip locked),
+          doomed_deliveries as (select id from webhook_deliveries where event_id in (select id from doomed)),
+          attempts as (delete from webhook_attempts where delivery_id in (select id from doomed_deliveries)),
+          deliveries as (delete from webhook_deliveries where id in (select id from doomed_deliveries))
+          delete from events where id in (select id from doomed) returning id`,
+    );
+    return rows.length;
+  },
+
   async insertEvent(db: Db, row: EventRow): Promise<void> {
     await db.insert(events).values(row);
   },

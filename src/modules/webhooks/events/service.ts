@@ -4,6 +4,7 @@ import { AppError } from '../../../lib/errors.ts';
 import { newId } from '../../../lib/ids.ts';
 import type { Principal } from '../../tenancy/caller.ts';
 import { modeForRead } from '../../tenancy/scope.ts';
+import { deliveriesRepo } from '../delivery/repo.ts';
 import type { DeliveryView, EventView } from '../delivery/schemas.ts';
 import type { WebhookEndpointsService } from '../endpoints/service.ts';
 import {
@@ -139,6 +140,11 @@ export function createEventsService({ db, repo, clock, endpoints }: EventsDeps) 
   }
 
   return {
+    /** Retention: events created before `before`, with their deliveries and attempts, at most `limit` events. */
+    purgeEvents: (before: Date, limit: number) => repo.purgeEvents(db, before, limit),
+    /** Retention: stored response bodies of attempts made before `before`, at most `limit`. */
+    purgeAttemptBodies: (before: Date, limit: number) => deliveriesRepo.purgeAttemptBodies(db, before, limit),
+
     /**
      * Writes a payment event and its deliveries (one per enabled endpoint of the merchant in the payment's mode)
      * inside the caller's transaction `tx`. The event's body is fixed here, so every attempt sends the same bytes.
