@@ -5,7 +5,23 @@
 // A bundle must never run code older than the sources. The manifest lists every file the build read with the size
 // and modification time it had just before it was read; the launcher (bin/svc.mjs) runs the bundle only while every
 // one of them still matches, and otherwise runs the sources through tsx.
-import { mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+//
+// The bundle runs alone: it needs neither tsx nor src/ at run time. The derivation thread's worker is a second entry
+// point, and the files our modules find beside themselves (migrations, the embedded engine's worker, the checkout's
+// assets, the built dashboard) are copied into the bundle at the same paths, which is where each bundled module's
+// import.meta.url now points. A copy of the program without src/ (bin/, dist/, package.json, node_modules) runs the
+// bundle as it is.
+import {
+  cpSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { dirname, extname, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
@@ -14,6 +30,9 @@ export const defaultBundleDir = join(root, 'dist', 'server');
 const MANIFEST = 'manifest.json';
 const ENTRY = 'main.js';
 const FORMAT = 1;
+
+/** Files and folders (from the root) that bundled modules read at run time, copied into the bundle as they are. */
+const assets = ['drizzle', 'src/db/engine-worker.mjs', 'src/web/checkout/client', 'src/web/dashboard/dist'];
 
 /**
  * Left to Node: packages that read files beside their own code (PGlite's WebAssembly, the API reference page's
@@ -44,12 +63,16 @@ const loaders = {
  * The bundle's entry file when the bundle in `dir` was built from exactly the files now on disk, else null and why.
  * Costs one stat per input (a few milliseconds).
  */
-export function currentBundle(dir = defaultBundleDir) {
+export function currentBundle(dir = defaultBundleDir, from = root) {
   let manifest;
   try {
     manifest = JSON.parse(readFileSync(join(dir, MANIFEST), 'utf8'));
   } catch {
     return { entry: null, reason: 'no bundle built' };
+  }
+  // Installed without its sources: the bundle is the program, whatever the directory it was built in.
+  if (!existsSync(join(from, 'src')) && manifest.format === FORMAT) {
+    return { entry: pathToFileURL(join(dir, ENTRY)).href, reason: null };
   }
   if (manifest.format !== FORMAT || manifest.root !== root || !Array.isArray(manifest.inputs)) {
     return { entry: null, reason: 'the bundle was built elsewhere or by another version of the build' };
@@ -90,7 +113,7 @@ export async function buildBundle(dir = defaultBundleDir) {
         // Our modules find files beside themselves (migrations, checkout assets, the dashboard): in the bundle,
         // import.meta.url is the bundle's, so each module's own is rebuilt from where the bundle sits.
         if (!args.path.includes(`${sep}node_modules${sep}`) && contents.includes('import.meta.url')) {
-          const fromBundle = relative(dir, args.path).split(sep).join('/');
+          const fromBundle = relative(root, args.path).split(sep).join('/');
           contents = contents.replaceAll(
             'import.meta.url',
             `new URL(${JSON.stringify(fromBundle)}, import.meta.url).href`,
@@ -103,7 +126,17 @@ export async function buildBundle(dir = defaultBundleDir) {
   try {
     const result = await build({
       absWorkingDir: root,
-      entryPoints: { main: join(root, 'src', 'main.ts') },
+      entryPoints: {
+        main: join(root, 'src', 'main.ts'),
+        // Where derivation-thread.ts looks for it (beside itself, as the bundle's import.meta.url makes it).
+        'src/modules/chains/derivation-worker': join(
+          root,
+          'src',
+          'modules',
+          'chains',
+          'derivation-worker.ts',
+        ),
+      },
       bundle: true,
       platform: 'node',
       format: 'esm',
@@ -127,6 +160,7 @@ export async function buildBundle(dir = defaultBundleDir) {
       const key = path.split(sep).join('/');
       if (!inputs.has(key) && !path.includes(':')) record(join(root, path));
     }
+    for (const asset of assets) copyAsset(join(root, asset), join(staging, asset), record);
     // The build itself is an input too: other options make another bundle.
     record(fileURLToPath(import.meta.url));
     const manifest = {
@@ -142,4 +176,16 @@ export async function buildBundle(dir = defaultBundleDir) {
   } finally {
     rmSync(staging, { recursive: true, force: true });
   }
+}
+
+/** Copies a file or folder into the bundle, recording each file as an input (a changed asset makes it stale). */
+function copyAsset(from, to, record) {
+  if (!existsSync(from)) return;
+  if (statSync(from).isDirectory()) {
+    for (const name of readdirSync(from)) copyAsset(join(from, name), join(to, name), record);
+    return;
+  }
+  record(from);
+  mkdirSync(dirname(to), { recursive: true });
+  cpSync(from, to);
 }

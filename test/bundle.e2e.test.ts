@@ -5,7 +5,17 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, mkdtempSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import {
+  cpSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  utimesSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -78,14 +88,18 @@ describe('which code runs', () => {
 describe('the bundled program', () => {
   const dir = join(scratch, 'server');
 
-  async function serve(env: Record<string, string>): Promise<{ base: string; stop(): Promise<void> }> {
+  async function serve(
+    env: Record<string, string>,
+    command: string[] = [join(dir, 'main.js'), 'serve'],
+    cwd = root,
+  ): Promise<{ base: string; output(): string; stop(): Promise<void> }> {
     const port = await freePort();
     const clean: NodeJS.ProcessEnv = {};
     for (const [name, value] of Object.entries(process.env)) {
       if (!/^(DATABASE_|SVC_|PORT$|HOST$|LOG_LEVEL$|NODE_OPTIONS$)/.test(name)) clean[name] = value;
     }
-    const child = spawn(process.execPath, [join(dir, 'main.js'), 'serve'], {
-      cwd: root,
+    const child = spawn(process.execPath, command, {
+      cwd,
       env: { ...clean, ...env, PORT: String(port), HOST: '127.0.0.1' },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
@@ -112,6 +126,7 @@ describe('the bundled program', () => {
     }
     return {
       base,
+      output: () => output,
       async stop() {
         child.kill('SIGTERM');
         await exited;
@@ -151,6 +166,70 @@ describe('the bundled program', () => {
     const server = await serve({ SVC_DATA_DIR: dataDir });
     try {
       await checkServes(server.base);
+    } finally {
+      await server.stop();
+    }
+  }, 60_000);
+
+  it('runs alone, without src/ or tsx: the derivation thread and the files beside modules come from the bundle', async () => {
+    // An install of the program without its sources: bin/, the bundle, package.json and the packages less tsx.
+    const installed = mkdtempSync(join(tmpdir(), 'svc-installed-'));
+    tempDirs.push(installed);
+    cpSync(join(root, 'bin'), join(installed, 'bin'), { recursive: true });
+    cpSync(dir, join(installed, 'dist', 'server'), { recursive: true });
+    cpSync(join(root, 'package.json'), join(installed, 'package.json'));
+    mkdirSync(join(installed, 'node_modules'));
+    for (const name of readdirSync(join(root, 'node_modules'))) {
+      if (name === 'tsx' || name === '.bin') continue;
+      symlinkSync(join(root, 'node_modules', name), join(installed, 'node_modules', name));
+    }
+    const dataDir = mkdtempSync(join(tmpdir(), 'svc-bundle-'));
+    tempDirs.push(dataDir);
+    const server = await serve(
+      { SVC_DATA_DIR: dataDir, LOG_LEVEL: 'info' },
+      [join(installed, 'bin', 'svc.mjs'), 'serve'],
+      installed,
+    );
+    try {
+      await checkServes(server.base);
+      const signup = await fetch(`${server.base}/v1/auth/signup`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({
+          email: `c${randomBytes(4).toString('hex')}@example.com`,
+          password: 'correct horse 9',
+        }),
+      });
+      const { token } = (await signup.json()) as { token: string };
+      const keypair = await fetch(`${server.base}/v1/keypairs`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${token}` },
+      });
+      const { test } = (await keypair.json()) as { test: { full_key: string } };
+      // The thread starts once the program is ready; a payment after it is derived there.
+      for (
+        let waited = 0;
+        !server.output().includes('derivation thread ready') && waited < 10_000;
+        waited += 50
+      ) {
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      const payment = await fetch(`${server.base}/v1/payments`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-api-key': test.full_key },
+        body: JSON.stringify({ amount: '5', currency: 'USD', chain: 'bitcoin' }),
+      });
+      expect(payment.status).toBe(201);
+      const created = (await payment.json()) as { payment_id: string; address: string };
+      expect(created.address).toMatch(/^tb1q/);
+      // The hosted checkout, whose scripts and styles were read from the bundle's copy of its assets.
+      const page = await fetch(`${server.base}/pay/${created.payment_id}`);
+      expect(page.status).toBe(200);
+      const script = /src="(\/pay\/assets\/[^"]+)"/.exec(await page.text())?.[1];
+      expect(script).toBeDefined();
+      expect((await fetch(`${server.base}${script}`)).status).toBe(200);
+      expect(server.output()).toContain('derivation thread ready');
+      expect(server.output()).not.toMatch(/through tsx|derivation thread unusable/);
     } finally {
       await server.stop();
     }

@@ -1,6 +1,7 @@
+import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import type { Logger } from 'pino';
 import type { AddressDeriver } from './derivation.ts';
@@ -69,7 +70,13 @@ export function createDerivationThread(deps: {
     worker = null;
   }
 
-  function start(): void {
+  /**
+   * In the bundle (bin/bundle.mjs) the worker is built beside this module as plain JavaScript and starts as it is;
+   * from the sources it is TypeScript, loaded through tsx.
+   */
+  function newWorker(): Worker {
+    const bundled = new URL('./derivation-worker.js', import.meta.url);
+    if (existsSync(fileURLToPath(bundled))) return new Worker(bundled, { workerData: deps.seeds });
     // tsx's ES module API (its CommonJS twin, which a plain resolve finds, registers from the wrong place).
     const tsxRoot = dirname(createRequire(import.meta.url).resolve('tsx/package.json'));
     const tsx = pathToFileURL(join(tsxRoot, 'dist', 'esm', 'api', 'index.mjs')).href;
@@ -78,7 +85,11 @@ export function createDerivationThread(deps: {
     const bootstrap = `const { register } = await import(${JSON.stringify(tsx)});
 register();
 await import(${JSON.stringify(entry)});`;
-    const thread = new Worker(bootstrap, { eval: true, workerData: deps.seeds });
+    return new Worker(bootstrap, { eval: true, workerData: deps.seeds });
+  }
+
+  function start(): void {
+    const thread = newWorker();
     thread.unref(); // never what keeps the process alive
     thread.on('message', (message: DeriveReply | { ready: true }) => {
       if ('ready' in message) {

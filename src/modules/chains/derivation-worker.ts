@@ -5,7 +5,8 @@ import type { ChainId } from './registry.ts';
 
 /**
  * The derivation thread's side (see derivation-thread.ts): derives the addresses asked for, in order, with the same
- * deriver the main thread has. Runs from the sources through tsx.
+ * deriver the main thread has, and checks each with the second derivation. From the sources it runs through tsx;
+ * in the bundle it is an entry point of its own (bin/bundle.mjs).
  */
 
 export interface DeriveRequest {
