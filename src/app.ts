@@ -10,11 +10,11 @@ import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fas
 import type { Logger } from 'pino';
 import type { Config } from './config.ts';
 import type { Database } from './db/client.ts';
-import { makeAuth } from './http/auth.ts';
+import { decoratePrincipal, makeAuth } from './http/auth.ts';
 import type { RouteContext } from './http/context.ts';
 import { installErrorHandling } from './http/error-handler.ts';
 import { registerOpenApi } from './http/openapi.ts';
-import { createRateLimiter } from './http/rate-limit.ts';
+import { rateLimitCheck, registerRateLimiting } from './http/rate-limit.ts';
 import { randomToken } from './lib/ids.ts';
 import { accountsRoutes } from './modules/accounts/routes.ts';
 import { chainsRoutes } from './modules/chains/routes.ts';
@@ -106,12 +106,19 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   );
 
   installErrorHandling(app);
+  decoratePrincipal(app);
 
-  const limiter = createRateLimiter({ perKey: config.rateLimitPerKey, perIp: config.rateLimitPerIp });
+  await registerRateLimiting(app);
+  const perIp = rateLimitCheck(app, config.rateLimitPerIp, (request) => `ip:${request.ip}`);
   app.addHook('onRequest', async (request, reply) => {
     if (request.url.startsWith('/healthz') || request.url.startsWith('/readyz')) return;
-    limiter.consumeIp(request.ip, reply);
+    await perIp(request, reply);
   });
+  const perCaller = rateLimitCheck(app, config.rateLimitPerKey, (request) =>
+    request.principal?.via === 'api_key'
+      ? `key:${request.principal.keyId}`
+      : `jwt:${request.principal?.merchantId ?? ''}`,
+  );
 
   await registerOpenApi(app, `${config.publicUrl}/v1`);
 
@@ -138,7 +145,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     database,
     requireAuth: makeAuth(
       { authenticateKey: services.keys.authenticate, verifyToken: services.accounts.verifyToken },
-      limiter,
+      perCaller,
     ),
   };
   await app.register(

@@ -1,12 +1,21 @@
-import type { FastifyReply, FastifyRequest, preHandlerAsyncHookHandler } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest, preHandlerAsyncHookHandler } from 'fastify';
 import { AppError } from '../lib/errors.ts';
 import type { KeyPrincipal, Principal } from '../modules/tenancy/caller.ts';
-import type { RateLimiter } from './rate-limit.ts';
+import type { RateLimitCheck } from './rate-limit.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
+    /** Who is calling, set by the auth hook of routes that need it (undefined before and elsewhere). */
     principal: Principal | undefined;
   }
+}
+
+/**
+ * Declares `request.principal` on the app, as Fastify asks of request properties: every request object then has the
+ * same shape from its creation (a property added later would change V8's hidden class on the hot path).
+ */
+export function decoratePrincipal(app: FastifyInstance): void {
+  app.decorateRequest('principal', undefined);
 }
 
 export interface Authenticators {
@@ -21,7 +30,7 @@ export type AuthScheme = 'api_key' | 'jwt' | 'either';
 const invalidKey = () =>
   new AppError('invalid_api_key', 'The API key is invalid or has been revoked.', { param: 'x-api-key' });
 
-export function makeAuth(authenticators: Authenticators, limiter: RateLimiter) {
+export function makeAuth(authenticators: Authenticators, perCaller: RateLimitCheck) {
   return function requireAuth(scheme: AuthScheme): preHandlerAsyncHookHandler {
     return async (request: FastifyRequest, reply: FastifyReply) => {
       const apiKey = request.headers['x-api-key'];
@@ -55,11 +64,8 @@ export function makeAuth(authenticators: Authenticators, limiter: RateLimiter) {
             : 'Send your API key in the x-api-key header, or a dashboard token as Authorization: Bearer <token>.',
         );
       }
-      const bucket =
-        request.principal.via === 'api_key'
-          ? `key:${request.principal.keyId}`
-          : `jwt:${request.principal.merchantId}`;
-      limiter.consumeKey(bucket, reply);
+      // Counted per API key or dashboard session, now that the caller is known.
+      await perCaller(request, reply);
     };
   };
 }

@@ -17,7 +17,7 @@ export interface RetentionKind {
   purge(before: Date, limit: number): Promise<number>;
 }
 
-export interface RetentionRun {
+interface RetentionRun {
   /** Rows deleted (or cleared) per kind, and the batches it took. */
   deleted: Record<string, number>;
   batches: number;
