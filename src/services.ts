@@ -25,7 +25,7 @@ import {
 } from './modules/webhooks/endpoints/service.ts';
 import { eventsRepo } from './modules/webhooks/events/repo.ts';
 import { createEventsService } from './modules/webhooks/events/service.ts';
-import { createSsrfGuard } from './modules/webhooks/ssrf.ts';
+import { createConfiguredSsrfGuard } from './modules/webhooks/ssrf.ts';
 
 export interface ServiceDeps {
   config: Config;
@@ -62,16 +62,13 @@ export function buildServices({
     clock,
     authCacheTtlMs: config.authCacheTtlMs,
   });
+  // One SSRF guard: endpoint URLs are checked with it when saved, and every delivery's connection (workers.ts).
+  const ssrfGuard = createConfiguredSsrfGuard(config);
   const webhookEndpoints = createWebhookEndpointsService({
     repo: createWebhookEndpointsRepo(db),
     clock,
     masterKey: config.masterKey,
-    checkUrl:
-      checkWebhookUrl ??
-      createSsrfGuard({
-        allowLoopbackForTest: config.allowPrivateWebhookTargets,
-        trustedNetworks: config.webhookTrustedNetworks,
-      }).checkUrl,
+    checkUrl: checkWebhookUrl ?? ssrfGuard.checkUrl,
   });
   const events = createEventsService({ db, repo: eventsRepo, clock, endpoints: webhookEndpoints });
   const settings = createSettingsService({ db, repo: createSettingsRepo(db), clock });
@@ -124,6 +121,7 @@ export function buildServices({
     payments,
     settings,
     simulator,
+    ssrfGuard,
     chainAdapters,
     /** The thread deposit addresses are derived on (SVC_DERIVATION_THREAD), if any; it starts on first use. */
     derivation,

@@ -39,6 +39,7 @@ export function backgroundWorkers({
     database,
     clock,
     signingSecrets: services.webhookEndpoints.signingSecrets,
+    guard: services.ssrfGuard,
     logger: logger.child({ worker: 'webhooks' }),
   });
   const settlement = createSettlementJobs({

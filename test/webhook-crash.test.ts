@@ -10,6 +10,7 @@ import { type Database, fromPool, queryRows } from '../src/db/client.ts';
 import { systemClock } from '../src/lib/clock.ts';
 import { createConfiguredDeliveryWorker } from '../src/modules/webhooks/delivery/worker.ts';
 import type { PaymentEventSnapshot } from '../src/modules/webhooks/events/payload.ts';
+import { createConfiguredSsrfGuard } from '../src/modules/webhooks/ssrf.ts';
 import {
   apiKey,
   createMerchant,
@@ -243,10 +244,11 @@ describe.skipIf(!serverUrl)(`webhook delivery on PostgreSQL${reason}`, () => {
     const databases: Database[] = [0, 1].map(() => fromPool(new pg.Pool({ connectionString: url, max: 5 })));
     const workers = databases.map((database) =>
       createConfiguredDeliveryWorker({
-        config: { ...t.config, allowPrivateWebhookTargets: true, webhookEndpointConcurrency: 20 },
+        config: { ...t.config, webhookEndpointConcurrency: 20 },
         database,
         clock: systemClock,
         signingSecrets: t.services.webhookEndpoints.signingSecrets,
+        guard: createConfiguredSsrfGuard({ ...t.config, allowPrivateWebhookTargets: true }),
       }),
     );
     try {

@@ -54,6 +54,7 @@ beforeAll(async () => {
     database: t.database,
     clock: systemClock,
     signingSecrets: t.services.webhookEndpoints.signingSecrets,
+    guard: t.services.ssrfGuard,
     pollIntervalMs: 50,
   });
   await worker.start();

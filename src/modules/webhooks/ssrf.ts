@@ -242,3 +242,14 @@ export function createSsrfGuard({
 }
 
 export type SsrfGuard = ReturnType<typeof createSsrfGuard>;
+
+/** The guard as the configuration sets it up: the one instance the program checks endpoint URLs and deliveries with. */
+export function createConfiguredSsrfGuard(config: {
+  allowPrivateWebhookTargets: boolean;
+  webhookTrustedNetworks: readonly string[];
+}): SsrfGuard {
+  return createSsrfGuard({
+    allowLoopbackForTest: config.allowPrivateWebhookTargets,
+    trustedNetworks: config.webhookTrustedNetworks,
+  });
+}

@@ -6,7 +6,7 @@ import type { Database } from '../../../db/client.ts';
 import type { Clock } from '../../../lib/clock.ts';
 import { newId } from '../../../lib/ids.ts';
 import { DELIVERY_CHANNEL } from '../events/repo.ts';
-import { createSsrfGuard, type Resolver } from '../ssrf.ts';
+import type { SsrfGuard } from '../ssrf.ts';
 import { type AttemptRecord, type ClaimedDelivery, type DeliveryOutcome, deliveriesRepo } from './repo.ts';
 import { createWebhookSender, type WebhookSender } from './sender.ts';
 import { deliveryHeaders } from './signing.ts';
@@ -464,16 +464,12 @@ export function createConfiguredDeliveryWorker(deps: {
   database: Database;
   clock: Clock;
   signingSecrets: DeliveryWorkerOptions['signingSecrets'];
+  /** The program's one SSRF guard, which also checks endpoint URLs when they are saved (services.ts). */
+  guard: SsrfGuard;
   logger?: Logger | undefined;
-  resolver?: Resolver;
   pollIntervalMs?: number;
 }): DeliveryWorker {
-  const { config } = deps;
-  const guard = createSsrfGuard({
-    allowLoopbackForTest: config.allowPrivateWebhookTargets,
-    trustedNetworks: config.webhookTrustedNetworks,
-    ...(deps.resolver === undefined ? {} : { resolver: deps.resolver }),
-  });
+  const { config, guard } = deps;
   return createDeliveryWorker({
     database: deps.database,
     clock: deps.clock,
