@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
-import type { PoolClient } from 'pg';
 import type { Logger } from 'pino';
 import type { Config } from '../../../config.ts';
 import type { Database } from '../../../db/client.ts';
+import { listen as listenForNotifications } from '../../../db/notify.ts';
 import type { Clock } from '../../../lib/clock.ts';
 import { newId } from '../../../lib/ids.ts';
 import { DELIVERY_CHANNEL } from '../events/repo.ts';
@@ -366,41 +366,7 @@ function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWorker {
   }
 
   async function listen(): Promise<void> {
-    if (database.embedded !== undefined) {
-      unlisten = await database.embedded.listen(DELIVERY_CHANNEL, () => wake());
-      return;
-    }
-    const pool = database.pool;
-    if (pool === undefined) return;
-    let client: PoolClient | undefined;
-    let retry: NodeJS.Timeout | undefined;
-    const connect = async (): Promise<void> => {
-      try {
-        const fresh = await pool.connect();
-        client = fresh;
-        fresh.on('notification', () => wake());
-        fresh.on('error', (error) => {
-          logger?.warn({ err: error }, 'webhook LISTEN connection lost; polling until it is back');
-          fresh.release(error);
-          if (client === fresh) client = undefined;
-          if (running) retry = setTimeout(() => void connect(), 1000);
-        });
-        await fresh.query(`listen ${DELIVERY_CHANNEL}`);
-        wake();
-      } catch (error) {
-        logger?.warn({ err: error }, 'webhook LISTEN failed; polling');
-        if (running) retry = setTimeout(() => void connect(), 1000);
-      }
-    };
-    await connect();
-    unlisten = async () => {
-      if (retry !== undefined) clearTimeout(retry);
-      const held = client;
-      client = undefined;
-      if (held === undefined) return;
-      await held.query(`unlisten ${DELIVERY_CHANNEL}`).catch(() => {});
-      held.release();
-    };
+    unlisten = await listenForNotifications(database, DELIVERY_CHANNEL, () => wake(), logger);
   }
 
   return {

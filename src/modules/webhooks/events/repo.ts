@@ -2,6 +2,7 @@ import { and, asc, desc, eq, inArray, lt, or, type SQL, sql } from 'drizzle-orm'
 import type { AnyPgColumn } from 'drizzle-orm/pg-core';
 import { pgArray } from '../../../db/arrays.ts';
 import { type Db, queryRows } from '../../../db/client.ts';
+import { notify } from '../../../db/notify.ts';
 import { events, webhookAttempts, webhookDeliveries } from '../../../db/schema/index.ts';
 
 export type EventRow = typeof events.$inferSelect;
@@ -136,7 +137,7 @@ export const eventsRepo = {
 
   /** Wakes the delivery workers once the surrounding transaction commits. */
   async notifyWorkers(db: Db): Promise<void> {
-    await db.execute(sql`select pg_notify(${DELIVERY_CHANNEL}, '')`);
+    await notify(db, DELIVERY_CHANNEL);
   },
 
   async findEvent(

@@ -1,0 +1,71 @@
+import { sql } from 'drizzle-orm';
+import type { PoolClient } from 'pg';
+import type { Logger } from 'pino';
+import type { Database, Db } from './client.ts';
+
+/**
+ * PostgreSQL's LISTEN/NOTIFY on either engine. A NOTIFY sent inside a transaction reaches the listeners only when
+ * it commits, so a listener woken by it always finds the committed rows. Listeners treat a notification as a hint to
+ * look, never as the work itself: a lost connection costs latency (they poll meanwhile), not correctness.
+ */
+
+/** Channel names are SQL identifiers written into LISTEN: only these characters, never from input. */
+const channelPattern = /^[a-z_][a-z0-9_]*$/;
+
+function checked(channel: string): string {
+  if (!channelPattern.test(channel)) throw new Error(`Invalid notification channel: ${channel}`);
+  return channel;
+}
+
+/** Sends a notification on `channel` (inside `db`'s transaction, if it is one: delivered at commit). */
+export async function notify(db: Db, channel: string): Promise<void> {
+  await db.execute(sql`select pg_notify(${checked(channel)}, '')`);
+}
+
+/**
+ * Calls `onNotify` for every notification on `channel` until the returned function stops listening. On the
+ * embedded engine, through its own listen; on a server, on a connection held for it, taken again a second after it
+ * is lost (`onNotify` runs once it is back, so nothing sent meanwhile waits for the listener's next poll).
+ */
+export async function listen(
+  database: Database,
+  channel: string,
+  onNotify: () => void,
+  logger?: Logger | undefined,
+): Promise<() => Promise<void>> {
+  const name = checked(channel);
+  if (database.embedded !== undefined) return database.embedded.listen(name, () => onNotify());
+  const pool = database.pool;
+  if (pool === undefined) return async () => {};
+  let client: PoolClient | undefined;
+  let retry: NodeJS.Timeout | undefined;
+  let stopped = false;
+  const connect = async (): Promise<void> => {
+    try {
+      const fresh = await pool.connect();
+      client = fresh;
+      fresh.on('notification', () => onNotify());
+      fresh.on('error', (error) => {
+        logger?.warn({ err: error, channel: name }, 'LISTEN connection lost; polling until it is back');
+        fresh.release(error);
+        if (client === fresh) client = undefined;
+        if (!stopped) retry = setTimeout(() => void connect(), 1000);
+      });
+      await fresh.query(`listen ${name}`);
+      onNotify();
+    } catch (error) {
+      logger?.warn({ err: error, channel: name }, 'LISTEN failed; polling');
+      if (!stopped) retry = setTimeout(() => void connect(), 1000);
+    }
+  };
+  await connect();
+  return async () => {
+    stopped = true;
+    if (retry !== undefined) clearTimeout(retry);
+    const held = client;
+    client = undefined;
+    if (held === undefined) return;
+    await held.query(`unlisten ${name}`).catch(() => {});
+    held.release();
+  };
+}
