@@ -6,9 +6,8 @@ import { wordlist } from '@scure/bip39/wordlists/english.js';
 import { z } from 'zod';
 import { parseDuration, parseDurationList } from './lib/duration.ts';
 import { type EvmSettings, parseEvmChainSettings } from './modules/chains/families.ts';
-import type { ChainId } from './modules/chains/registry.ts';
 import { parseConfirmations } from './modules/chains/settings.ts';
-import { parseSourceList, parseTestRates, type RatesConfig } from './modules/rates/settings.ts';
+import { parseSourceList, parseTestRates } from './modules/rates/settings.ts';
 import { parseNetworkList } from './modules/webhooks/networks.ts';
 
 /**
@@ -194,55 +193,91 @@ const envSchema = z.object({
   SVC_RETENTION_EVENTS: retention('90d'),
 });
 
-type Env = z.infer<typeof envSchema>;
+/**
+ * The configuration as the program reads it, mapped from the environment in the same zod pipeline that checks it, so
+ * that its type is inferred from the schema (Config below) instead of kept by hand beside it. What the environment's
+ * schema cannot say alone is added by loadConfig: secrets generated into the data directory, the EVM chains' per-chain
+ * variables, notes for the boot log.
+ */
+const settingsSchema = envSchema.transform((values) => ({
+  env: values.NODE_ENV,
+  port: values.PORT,
+  host: values.HOST,
+  databaseUrl: values.DATABASE_URL,
+  databasePoolSize: values.DATABASE_POOL_SIZE,
+  dataDir: resolve(values.SVC_DATA_DIR),
+  publicUrl: (values.SVC_PUBLIC_URL ?? `http://${values.HOST}:${values.PORT}`).replace(/\/+$/, ''),
+  jwtTtlSeconds: values.SVC_JWT_TTL_SECONDS,
+  liveMnemonic: values.SVC_MNEMONIC,
+  /** Pricing: test rates, live sources and their cache. */
+  rates: {
+    testRates: values.SVC_TEST_RATES,
+    sources: values.SVC_RATES_SOURCES,
+    coinbaseUrl: values.SVC_RATES_COINBASE_URL,
+    krakenUrl: values.SVC_RATES_KRAKEN_URL,
+    coingeckoUrl: values.SVC_RATES_COINGECKO_URL,
+    coingeckoApiKey: values.SVC_RATES_COINGECKO_API_KEY,
+    cacheTtlMs: values.SVC_RATES_CACHE_SECONDS * 1000,
+    maxStaleMs: values.SVC_RATES_MAX_STALE_SECONDS * 1000,
+    timeoutMs: values.SVC_RATES_TIMEOUT_MS,
+  },
+  logLevel: values.LOG_LEVEL,
+  rateLimitPerKey: values.SVC_RATE_LIMIT_PER_KEY,
+  rateLimitPerIp: values.SVC_RATE_LIMIT_PER_IP,
+  trustProxy: values.SVC_TRUST_PROXY,
+  /** SVC_AUTH_CACHE_TTL_MS: how long an authenticated API key is remembered in this process. */
+  authCacheTtlMs: values.SVC_AUTH_CACHE_TTL_MS,
+  /** Confirmation overrides per chain (SVC_CONFIRMATIONS); see requiredConfirmations in modules/chains/registry.ts. */
+  confirmations: values.SVC_CONFIRMATIONS,
+  webhookTimeoutMs: values.SVC_WEBHOOK_TIMEOUT_MS,
+  /** Milliseconds before attempts 2 to 5 of a delivery. */
+  webhookRetryScheduleMs: values.SVC_WEBHOOK_RETRY_SCHEDULE,
+  /** Whether TEST-mode endpoints may target loopback addresses (never live ones, never other private ranges). */
+  allowPrivateWebhookTargets: values.SVC_ALLOW_PRIVATE_WEBHOOK_TARGETS ?? values.DATABASE_URL === undefined,
+  /** CIDR ranges webhook endpoints of either mode may reach whatever their kind (SVC_WEBHOOK_TRUSTED_NETWORKS). */
+  webhookTrustedNetworks: values.SVC_WEBHOOK_TRUSTED_NETWORKS,
+  /** Deposit addresses derived on a worker thread (SVC_DERIVATION_THREAD). */
+  derivationThread: values.SVC_DERIVATION_THREAD ?? true,
+  webhookConcurrency: values.SVC_WEBHOOK_CONCURRENCY,
+  webhookEndpointConcurrency: values.SVC_WEBHOOK_ENDPOINT_CONCURRENCY,
+  /** Test mode: block interval of the simulated chains (SVC_SIM_BLOCK_MS). */
+  simBlockMs: values.SVC_SIM_BLOCK_MS,
+  /** Test mode: confirmations on the simulated chains (SVC_SIM_CONFIRMATIONS); undefined = chain's, capped at 12. */
+  simConfirmations: values.SVC_SIM_CONFIRMATIONS,
+  /** Days after a payment's window that its address is still watched (SVC_LATE_WATCH_DAYS). */
+  lateWatchDays: values.SVC_LATE_WATCH_DAYS,
+  /** How long each kind of row is kept (SVC_RETENTION_*), in ms; null keeps it forever. */
+  retentionMs: {
+    idempotencyKeys: values.SVC_RETENTION_IDEMPOTENCY,
+    attemptBodies: values.SVC_RETENTION_ATTEMPT_BODIES,
+    events: values.SVC_RETENTION_EVENTS,
+  },
+  /** EVM node-access limits shared by every chain (the chains themselves: SVC_CHAIN_<NAME>_*). */
+  evmNodes: {
+    logsBlockRange: values.SVC_EVM_LOGS_BLOCK_RANGE,
+    logsAddressLimit: values.SVC_EVM_LOGS_ADDRESS_LIMIT,
+    rpcTimeoutMs: values.SVC_EVM_RPC_TIMEOUT_MS,
+    rpcRetries: values.SVC_EVM_RPC_RETRIES,
+    maxHeadAgeSeconds: values.SVC_EVM_MAX_HEAD_AGE_SECONDS,
+    reconcileEveryBlocks: values.SVC_EVM_RECONCILE_EVERY_BLOCKS,
+  },
+  /** Read by loadConfig only: generated into the data directory when unset on the embedded engine. */
+  secrets: {
+    masterKey: values.SVC_MASTER_KEY,
+    jwtSecret: values.SVC_JWT_SECRET,
+    testMnemonic: values.SVC_TEST_MNEMONIC,
+  },
+}));
 
-export interface Config {
-  env: Env['NODE_ENV'];
-  port: number;
-  host: string;
-  databaseUrl: string | undefined;
-  databasePoolSize: number;
-  dataDir: string;
-  publicUrl: string;
+export type Config = Omit<z.output<typeof settingsSchema>, 'secrets' | 'evmNodes'> & {
   masterKey: Buffer;
   jwtSecret: Uint8Array;
-  liveMnemonic: string | undefined;
   testMnemonic: string;
-  /** Pricing: test rates, live sources and their cache. */
-  rates: RatesConfig;
-  jwtTtlSeconds: number;
-  logLevel: Env['LOG_LEVEL'];
-  rateLimitPerKey: number;
-  rateLimitPerIp: number;
-  trustProxy: boolean;
-  /** SVC_AUTH_CACHE_TTL_MS: how long an authenticated API key is remembered in this process. */
-  authCacheTtlMs: number;
-  /** Confirmation overrides per chain (SVC_CONFIRMATIONS); see requiredConfirmations in modules/chains/registry.ts. */
-  confirmations: Partial<Record<ChainId, number>>;
-  webhookTimeoutMs: number;
-  /** Milliseconds before attempts 2 to 5 of a delivery. */
-  webhookRetryScheduleMs: number[];
-  /** Whether TEST-mode endpoints may target loopback addresses (never live ones, never other private ranges). */
-  allowPrivateWebhookTargets: boolean;
-  /** CIDR ranges webhook endpoints of either mode may reach whatever their kind (SVC_WEBHOOK_TRUSTED_NETWORKS). */
-  webhookTrustedNetworks: string[];
-  /** Deposit addresses derived on a worker thread (SVC_DERIVATION_THREAD). */
-  derivationThread: boolean;
-  webhookConcurrency: number;
-  webhookEndpointConcurrency: number;
   /** EVM chains with nodes (live, and test mode on real test networks), with the node-access limits. */
   evm: EvmSettings;
-  /** Test mode: block interval of the simulated chains (SVC_SIM_BLOCK_MS). */
-  simBlockMs: number;
-  /** Test mode: confirmations on the simulated chains (SVC_SIM_CONFIRMATIONS); undefined = chain's, capped at 12. */
-  simConfirmations: number | undefined;
-  /** Days after a payment's window that its address is still watched (SVC_LATE_WATCH_DAYS). */
-  lateWatchDays: number;
-  /** How long each kind of row is kept (SVC_RETENTION_*), in ms; null keeps it forever. */
-  retentionMs: { idempotencyKeys: number | null; attemptBodies: number | null; events: number | null };
   /** Notes for the boot log, e.g. which secrets were generated; never the secrets themselves. */
   notices: string[];
-}
+};
 
 export class ConfigError extends Error {
   constructor(readonly problems: string[]) {
@@ -317,13 +352,13 @@ export function loadConfig(rawEnv: Record<string, string | undefined> = process.
   const env = Object.fromEntries(
     Object.entries(rawEnv).filter(([, value]) => value !== undefined && value !== ''),
   );
-  const parsed = envSchema.safeParse(env);
+  const parsed = settingsSchema.safeParse(env);
   if (!parsed.success) {
     throw new ConfigError(
       parsed.error.issues.map((issue) => `${issue.path.join('.') || '(environment)'}: ${issue.message}`),
     );
   }
-  const values = parsed.data;
+  const { secrets, evmNodes, ...settings } = parsed.data;
   let evmChains: EvmSettings['chains'];
   try {
     evmChains = parseEvmChainSettings(env);
@@ -331,13 +366,10 @@ export function loadConfig(rawEnv: Record<string, string | undefined> = process.
     throw new ConfigError([error instanceof Error ? error.message : String(error)]);
   }
   const notices: string[] = [];
-  const dataDir = resolve(values.SVC_DATA_DIR);
-  let masterKey = values.SVC_MASTER_KEY;
-  let jwtSecret = values.SVC_JWT_SECRET;
-  let testMnemonic = values.SVC_TEST_MNEMONIC;
+  let { masterKey, jwtSecret, testMnemonic } = secrets;
 
-  if (values.DATABASE_URL === undefined) {
-    const stored = loadOrCreateEmbeddedSecrets(dataDir, env, notices);
+  if (settings.databaseUrl === undefined) {
+    const stored = loadOrCreateEmbeddedSecrets(settings.dataDir, env, notices);
     masterKey ??= stored.SVC_MASTER_KEY;
     jwtSecret ??= stored.SVC_JWT_SECRET;
     testMnemonic ??= stored.SVC_TEST_MNEMONIC;
@@ -361,61 +393,12 @@ export function loadConfig(rawEnv: Record<string, string | undefined> = process.
     ]);
   }
 
-  const publicUrl = (values.SVC_PUBLIC_URL ?? `http://${values.HOST}:${values.PORT}`).replace(/\/+$/, '');
   return {
-    env: values.NODE_ENV,
-    port: values.PORT,
-    host: values.HOST,
-    databaseUrl: values.DATABASE_URL,
-    databasePoolSize: values.DATABASE_POOL_SIZE,
-    dataDir,
-    publicUrl,
+    ...settings,
     masterKey: Buffer.from(masterKey, 'base64'),
     jwtSecret: new TextEncoder().encode(jwtSecret),
-    jwtTtlSeconds: values.SVC_JWT_TTL_SECONDS,
-    liveMnemonic: values.SVC_MNEMONIC,
     testMnemonic,
-    rates: {
-      testRates: values.SVC_TEST_RATES,
-      sources: values.SVC_RATES_SOURCES,
-      coinbaseUrl: values.SVC_RATES_COINBASE_URL,
-      krakenUrl: values.SVC_RATES_KRAKEN_URL,
-      coingeckoUrl: values.SVC_RATES_COINGECKO_URL,
-      coingeckoApiKey: values.SVC_RATES_COINGECKO_API_KEY,
-      cacheTtlMs: values.SVC_RATES_CACHE_SECONDS * 1000,
-      maxStaleMs: values.SVC_RATES_MAX_STALE_SECONDS * 1000,
-      timeoutMs: values.SVC_RATES_TIMEOUT_MS,
-    },
-    logLevel: values.LOG_LEVEL,
-    rateLimitPerKey: values.SVC_RATE_LIMIT_PER_KEY,
-    rateLimitPerIp: values.SVC_RATE_LIMIT_PER_IP,
-    trustProxy: values.SVC_TRUST_PROXY,
-    authCacheTtlMs: values.SVC_AUTH_CACHE_TTL_MS,
-    confirmations: values.SVC_CONFIRMATIONS,
-    webhookTimeoutMs: values.SVC_WEBHOOK_TIMEOUT_MS,
-    webhookRetryScheduleMs: values.SVC_WEBHOOK_RETRY_SCHEDULE,
-    allowPrivateWebhookTargets: values.SVC_ALLOW_PRIVATE_WEBHOOK_TARGETS ?? values.DATABASE_URL === undefined,
-    webhookTrustedNetworks: values.SVC_WEBHOOK_TRUSTED_NETWORKS,
-    derivationThread: values.SVC_DERIVATION_THREAD ?? true,
-    webhookConcurrency: values.SVC_WEBHOOK_CONCURRENCY,
-    webhookEndpointConcurrency: values.SVC_WEBHOOK_ENDPOINT_CONCURRENCY,
-    evm: {
-      chains: evmChains,
-      logsBlockRange: values.SVC_EVM_LOGS_BLOCK_RANGE,
-      logsAddressLimit: values.SVC_EVM_LOGS_ADDRESS_LIMIT,
-      rpcTimeoutMs: values.SVC_EVM_RPC_TIMEOUT_MS,
-      rpcRetries: values.SVC_EVM_RPC_RETRIES,
-      maxHeadAgeSeconds: values.SVC_EVM_MAX_HEAD_AGE_SECONDS,
-      reconcileEveryBlocks: values.SVC_EVM_RECONCILE_EVERY_BLOCKS,
-    },
-    simBlockMs: values.SVC_SIM_BLOCK_MS,
-    simConfirmations: values.SVC_SIM_CONFIRMATIONS,
-    lateWatchDays: values.SVC_LATE_WATCH_DAYS,
-    retentionMs: {
-      idempotencyKeys: values.SVC_RETENTION_IDEMPOTENCY,
-      attemptBodies: values.SVC_RETENTION_ATTEMPT_BODIES,
-      events: values.SVC_RETENTION_EVENTS,
-    },
+    evm: { chains: evmChains, ...evmNodes },
     notices,
   };
 }

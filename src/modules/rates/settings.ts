@@ -48,17 +48,3 @@ export function parseSourceList(text: string): RateSourceName[] {
   if (names.length === 0) throw new Error(`must name at least one of ${rateSourceNames.join(', ')}`);
   return [...new Set(names)] as RateSourceName[];
 }
-
-/** The pricing part of the configuration. */
-export interface RatesConfig {
-  /** USD value per unit of each code in test mode. */
-  testRates: TestRates;
-  sources: RateSourceName[];
-  coinbaseUrl: string;
-  krakenUrl: string;
-  coingeckoUrl: string;
-  coingeckoApiKey: string | undefined;
-  cacheTtlMs: number;
-  maxStaleMs: number;
-  timeoutMs: number;
-}
