@@ -2,6 +2,7 @@ import { sha256 } from '@noble/hashes/sha2.js';
 import { keccak_256 } from '@noble/hashes/sha3.js';
 import { base58, createBase58check } from '@scure/base';
 import { Address as BtcAddress, NETWORK, TEST_NETWORK } from '@scure/btc-signer';
+import { getAddress } from 'viem';
 import { type ChainId, getChain } from './registry.ts';
 
 /**
@@ -12,7 +13,6 @@ import { type ChainId, getChain } from './registry.ts';
 type BTC_NETWORK = typeof NETWORK;
 
 const base58check = createBase58check(sha256);
-const textEncoder = new TextEncoder();
 
 /** Litecoin's parameters (chainparams.cpp): bech32 "ltc"/"tltc", P2PKH L…/m…, P2SH M…/Q…. */
 const LITECOIN: BTC_NETWORK = { bech32: 'ltc', pubKeyHash: 0x30, scriptHash: 0x32, wif: 0xb0 };
@@ -32,17 +32,11 @@ export function utxoNetwork(chainId: 'bitcoin' | 'litecoin', isTest: boolean): B
 
 const toHex = (bytes: Uint8Array): string => Buffer.from(bytes).toString('hex');
 
-/** EIP-55 mixed-case checksum encoding of a 20-byte address. */
+/** EIP-55 mixed-case checksum encoding of a 20-byte address (viem's getAddress). */
 export function toChecksumAddress(address: Uint8Array | string): string {
   const lower = typeof address === 'string' ? address.replace(/^0x/i, '').toLowerCase() : toHex(address);
   if (!/^[0-9a-f]{40}$/.test(lower)) throw new RangeError('An EVM address is 20 bytes');
-  const hash = toHex(keccak_256(textEncoder.encode(lower)));
-  let out = '0x';
-  for (let i = 0; i < 40; i++) {
-    const char = lower[i] as string;
-    out += Number.parseInt(hash[i] as string, 16) >= 8 ? char.toUpperCase() : char;
-  }
-  return out;
+  return getAddress(`0x${lower}`);
 }
 
 /** The 20-byte account of an uncompressed secp256k1 public key (65 bytes, 0x04 prefix): keccak256(x‖y)[12:]. */
