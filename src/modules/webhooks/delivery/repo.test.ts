@@ -3,8 +3,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { apiKey, createMerchant, createTestApp, type TestApp } from '../../../../test/support/harness.ts';
 import { createIsolatedDatabase } from '../../../../test/support/webhooks.ts';
 import { queryRows } from '../../../db/client.ts';
+import { MAX_ATTEMPTS, retryDelayMs } from './outcome.ts';
 import { deliveriesRepo } from './repo.ts';
-import { MAX_ATTEMPTS, retryDelayMs } from './worker.ts';
 
 let t: TestApp;
 let drop: () => Promise<void>;

@@ -11,7 +11,7 @@ interface WebhookRequest {
 }
 
 /** What came of it: success only for a 2xx that arrived within the acknowledgement window. */
-interface WebhookResult {
+export interface WebhookResult {
   ok: boolean;
   statusCode: number | null;
   /** The first 2 KB of the response body (UTF-8), when there was a response. */

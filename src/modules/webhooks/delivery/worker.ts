@@ -7,16 +7,11 @@ import type { Clock } from '../../../lib/clock.ts';
 import { newId } from '../../../lib/ids.ts';
 import { DELIVERY_CHANNEL } from '../events/repo.ts';
 import type { SsrfGuard } from '../ssrf.ts';
-import { type AttemptRecord, type ClaimedDelivery, type DeliveryOutcome, deliveriesRepo } from './repo.ts';
+import { MAX_ATTEMPTS, outcomeOf } from './outcome.ts';
+import { createOutcomeWriter } from './outcome-writer.ts';
+import { type ClaimedDelivery, deliveriesRepo } from './repo.ts';
 import { createWebhookSender, type WebhookSender } from './sender.ts';
 import { deliveryHeaders } from './signing.ts';
-
-/** Seed 6.4 and 8: up to 5 attempts per delivery. */
-export const MAX_ATTEMPTS = 5;
-/** Outcomes written in one statement before waiting for more is pointless. */
-const FLUSH_BATCH = 50;
-/** How long a partial batch of outcomes waits for company while sends are in flight. */
-const FLUSH_DELAY_MS = 2;
 
 export interface DeliveryWorkerOptions {
   database: Database;
@@ -70,12 +65,6 @@ interface Job extends ClaimedDelivery {
   leaseToken: string;
 }
 
-/** The delay before attempt `attempt + 1`, with ±10% jitter so retries of one outage do not arrive in a lump. */
-export function retryDelayMs(schedule: readonly number[], attempt: number, random: () => number): number {
-  const base = schedule[Math.min(attempt, schedule.length) - 1] ?? 0;
-  return Math.round(base * (0.9 + 0.2 * random()));
-}
-
 /**
  * The delivery worker: claims due deliveries (SKIP LOCKED, with a lease), signs and POSTs them with a cap per
  * endpoint so one slow endpoint cannot hold up the others, and records every attempt and its outcome in batches.
@@ -113,10 +102,23 @@ function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWorker {
   let load = 0;
   const sends = new Set<Promise<void>>();
 
-  const attemptsToWrite: AttemptRecord[] = [];
-  const outcomesToWrite: DeliveryOutcome[] = [];
-  let flushing: Promise<void> | undefined;
-  let flushTimer: NodeJS.Timeout | undefined;
+  const writer = createOutcomeWriter({
+    db,
+    logger,
+    writeNow: () => sends.size === 0 || !running,
+    givingUp: () => !running && sends.size === 0,
+    written(outcomes) {
+      stats.writes += 1;
+      load -= outcomes.length;
+      for (const outcome of outcomes) {
+        if (outcome.nextAttemptAt !== null) wakeAt(outcome.nextAttemptAt.getTime());
+      }
+      if (backlog && outcomes.length > 0) wake();
+    },
+    dropped(count) {
+      load -= count;
+    },
+  });
 
   const stats: DeliveryWorkerStats = {
     claims: 0,
@@ -214,7 +216,7 @@ function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWorker {
     if (job.lostToken !== null) {
       // The worker that held the previous attempt stopped before it recorded anything: say so in the log of attempts.
       const leaseUntil = job.lostLeaseUntil ?? clock.now();
-      attemptsToWrite.push({
+      writer.addAttempt({
         id: newId('att'),
         deliveryId: job.id,
         attempt: job.status === 'pending' ? job.attempt - 1 : job.attempt,
@@ -225,7 +227,6 @@ function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWorker {
         responseBody: null,
         error: 'The worker sending this attempt stopped before it recorded the outcome.',
       });
-      flush();
     }
     if (job.status !== 'pending') return;
     const queue = waiting.get(job.endpointId) ?? [];
@@ -279,90 +280,17 @@ function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWorker {
       };
     }
     stats.sent += 1;
-    const finished = clock.now();
-    let status: DeliveryOutcome['status'];
-    let nextAttemptAt: Date | null = null;
-    if (result.ok) {
-      status = 'succeeded';
-      stats.succeeded += 1;
-    } else if (job.attempt >= MAX_ATTEMPTS) {
-      status = 'failed';
-      stats.failed += 1;
-    } else {
-      status = 'pending';
-      nextAttemptAt = new Date(
-        finished.getTime() + retryDelayMs(options.retryScheduleMs, job.attempt, random),
-      );
-    }
-    attemptsToWrite.push({
-      id: newId('att'),
-      deliveryId: job.id,
-      attempt: job.attempt,
+    const { attempt, outcome } = outcomeOf({
+      delivery: job,
+      result,
       startedAt: at,
-      durationMs: result.durationMs,
-      statusCode: result.statusCode,
-      success: result.ok,
-      responseBody: result.responseBody,
-      error: result.error,
+      finishedAt: clock.now(),
+      retryScheduleMs: options.retryScheduleMs,
+      random,
     });
-    outcomesToWrite.push({
-      id: job.id,
-      leaseToken: job.leaseToken,
-      status,
-      nextAttemptAt,
-      attemptedAt: at,
-      statusCode: result.statusCode,
-      error: result.error,
-    });
-    flush();
-  }
-
-  /**
-   * Writes outcomes in batches: at once when a batch is full or nothing else is in flight, else after a moment so
-   * that more can join; whatever piles up while a batch is being written goes next.
-   */
-  function flush(): void {
-    if (flushing !== undefined || flushTimer !== undefined) return;
-    if (outcomesToWrite.length >= FLUSH_BATCH || sends.size === 0 || !running) {
-      writeOutcomes();
-      return;
-    }
-    flushTimer = setTimeout(() => {
-      flushTimer = undefined;
-      writeOutcomes();
-    }, FLUSH_DELAY_MS);
-  }
-
-  function writeOutcomes(): void {
-    if (flushing !== undefined) return;
-    flushing = (async () => {
-      while (attemptsToWrite.length > 0 || outcomesToWrite.length > 0) {
-        const attempts = attemptsToWrite.splice(0, 1000);
-        const outcomes = outcomesToWrite.splice(0, 1000);
-        try {
-          await deliveriesRepo.record(db, attempts, outcomes);
-          stats.writes += 1;
-          load -= outcomes.length;
-          for (const outcome of outcomes) {
-            if (outcome.nextAttemptAt !== null) wakeAt(outcome.nextAttemptAt.getTime());
-          }
-          if (backlog && outcomes.length > 0) wake();
-        } catch (error) {
-          logger?.error({ err: error }, 'webhook outcome write failed; retrying');
-          attemptsToWrite.unshift(...attempts);
-          outcomesToWrite.unshift(...outcomes);
-          await new Promise((resolve) => setTimeout(resolve, 500));
-          if (!running && sends.size === 0) {
-            // Stopping with the database gone: the leases run out and another worker sends these again.
-            load -= outcomesToWrite.length;
-            attemptsToWrite.length = 0;
-            outcomesToWrite.length = 0;
-          }
-        }
-      }
-    })().finally(() => {
-      flushing = undefined;
-    });
+    if (outcome.status === 'succeeded') stats.succeeded += 1;
+    if (outcome.status === 'failed') stats.failed += 1;
+    writer.add(attempt, outcome);
   }
 
   async function listen(): Promise<void> {
@@ -406,10 +334,7 @@ function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWorker {
         )
         .catch((error: unknown) => logger?.warn({ err: error }, 'could not give back unstarted deliveries'));
       await Promise.allSettled([...sends]);
-      if (flushTimer !== undefined) clearTimeout(flushTimer);
-      flushTimer = undefined;
-      writeOutcomes();
-      while (flushing !== undefined) await flushing;
+      await writer.drain();
       await sender.close().catch(() => {});
     },
 
