@@ -9,6 +9,11 @@ import { redactUrl } from './settings.ts';
  * Only transport failures (connection refused or reset, timeouts, HTTP 5xx/429, "limit exceeded") move to the next
  * URL and retry; an answer that is a JSON-RPC error (method not found, bad params, execution reverted) is the node's
  * real answer and is thrown at once.
+ *
+ * Why not viem's `fallback` transport: it starts every request at the first URL again (a primary that times out
+ * costs its timeout on every call, where this stays on the URL that answers) unless `rank` is on, which pings every
+ * URL in the background; and it builds a transport per request. Its retry and shouldThrow rules match ours; if rank
+ * is ever wanted, this file is the one to change (adapter tests pin failover and readiness).
  */
 
 interface EvmRpcHealth {
