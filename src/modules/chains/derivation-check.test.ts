@@ -56,4 +56,29 @@ describe('the second, independent derivation', () => {
       }
     }
   });
+
+  it("checks the first derivation's own points as a batch: a consistent but wrong point, or no point, is refused", () => {
+    const indices = Array.from({ length: 15 }, (_, n) => 100 + n);
+    for (const chain of ['ethereum', 'tron', 'bitcoin', 'litecoin'] as const) {
+      const batch = deriver.deriveBatch(chain, true, indices);
+      expect(() => check.verify(chain, true, indices, batch.addresses, batch.publicKeys)).not.toThrow();
+      // The address and key of index 999 in place of 107's: each pair agrees with itself, the batch does not.
+      const other = deriver.deriveBatch(chain, true, [999]);
+      const addresses = batch.addresses.map((a, n) => (n === 7 ? (other.addresses[0] as string) : a));
+      const keys = (batch.publicKeys ?? []).map((k, n) =>
+        n === 7 ? (other.publicKeys?.[0] as Uint8Array) : k,
+      );
+      expect(() => check.verify(chain, true, indices, addresses, keys)).toThrow(
+        expect.objectContaining({
+          code: 'derivation_mismatch',
+          detail: expect.objectContaining({ index: 107 }),
+        }),
+      );
+    }
+    const batch = deriver.deriveBatch('ethereum', true, indices);
+    const notAPoint = (batch.publicKeys ?? []).map((k, n) => (n === 3 ? new Uint8Array(65).fill(4) : k));
+    // Keys that are no points fall back to deriving each address again, which finds these addresses right.
+    expect(() => check.verify('ethereum', true, indices, batch.addresses, notAPoint)).not.toThrow();
+    expect(deriver.deriveBatch('solana', true, [1]).publicKeys).toBeUndefined();
+  });
 });

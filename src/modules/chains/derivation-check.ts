@@ -25,7 +25,18 @@ import { type ChainId, getChain } from './registry.ts';
 
 export interface DerivationCheck {
   /** Throws DerivationMismatchError unless `addresses` are exactly those at `indices`. */
-  verify(chain: ChainId, isTest: boolean, indices: readonly number[], addresses: readonly string[]): void;
+  /**
+   * Throws DerivationMismatchError unless `addresses` are exactly those at `indices`. With the first derivation's
+   * public keys (secp256k1 chains), each address is encoded again from its key and the keys are checked together
+   * against the account key (checkBatch); without them, or when that fails, each address is derived again alone.
+   */
+  verify(
+    chain: ChainId,
+    isTest: boolean,
+    indices: readonly number[],
+    addresses: readonly string[],
+    publicKeys?: readonly Uint8Array[],
+  ): void;
   /** The deposit address at `index`, derived the independent way. */
   addressAt(chain: ChainId, isTest: boolean, index: number): string;
   /** The address a 32-byte private key (a secp256k1 scalar, or Solana's ed25519 seed) signs for on `chain`. */
@@ -166,17 +177,55 @@ export function createDerivationCheck(seeds: {
    */
   function childPoint(isTest: boolean, path: string, index: number): SecpPoint {
     const account = accountOf(isTest, path);
+    // The tweak follows from the extended public key alone: variable-time multiplication leaks nothing secret.
+    const child = account.point.add(Point.BASE.multiplyUnsafe(tweakOf(account, index)));
+    if (child.is0()) throw new RangeError(`BIP-32 index ${index} is invalid for this key`);
+    return child;
+  }
+
+  function tweakOf(account: { publicKey: Uint8Array; chainCode: Uint8Array }, index: number): bigint {
     const data = new Uint8Array(37);
     data.set(account.publicKey, 0);
     new DataView(data.buffer).setUint32(33, index, false);
-    const tweak = bytesToNumberBE(
-      createHmac('sha512', account.chainCode).update(data).digest().subarray(0, 32),
-    );
+    const digest = createHmac('sha512', account.chainCode).update(data).digest();
+    const tweak = bytesToNumberBE(digest.subarray(0, 32));
     if (tweak >= Point.Fn.ORDER) throw new RangeError(`BIP-32 index ${index} is invalid for this key`);
-    // The tweak follows from the extended public key alone: variable-time multiplication leaks nothing secret.
-    const child = account.point.add(Point.BASE.multiplyUnsafe(tweak));
-    if (child.is0()) throw new RangeError(`BIP-32 index ${index} is invalid for this key`);
-    return child;
+    return tweak;
+  }
+
+  /**
+   * The first derivation's points, checked in one multiplication a batch: each child is parent + t_i·G (CKDpub), so
+   * their sum must be k·parent + (Σ t_i)·G. A wrong point changes the sum; wrong points that cancel exactly would
+   * take a bug that knows the right ones. Each key must also be a point of the curve, and each address is encoded
+   * from its key here, by the independent encoders. A failed batch is then traced to its index one by one.
+   */
+  function checkBatch(
+    chain: ChainId,
+    isTest: boolean,
+    indices: readonly number[],
+    addresses: readonly string[],
+    publicKeys: readonly Uint8Array[],
+  ): boolean {
+    const { account: path, encoding } = pathOf(chain, isTest);
+    if (encoding === 'solana' || publicKeys.length !== indices.length) return false;
+    const account = accountOf(isTest, path);
+    let sum = Point.ZERO;
+    let tweaks = 0n;
+    for (let n = 0; n < indices.length; n++) {
+      let point: SecpPoint;
+      try {
+        point = Point.fromBytes(publicKeys[n] as Uint8Array); // refuses bytes that are no point of the curve
+      } catch {
+        return false;
+      }
+      if (encodeSecp256k1(encoding, point) !== addresses[n]) return false;
+      sum = sum.add(point);
+      tweaks += tweakOf(account, indices[n] as number);
+    }
+    tweaks %= Point.Fn.ORDER;
+    let expected = account.point.multiplyUnsafe(BigInt(indices.length));
+    if (tweaks !== 0n) expected = expected.add(Point.BASE.multiplyUnsafe(tweaks));
+    return sum.equals(expected);
   }
 
   function solanaAccount(isTest: boolean): Slip10Node {
@@ -201,7 +250,7 @@ export function createDerivationCheck(seeds: {
 
   return {
     addressAt,
-    verify(chain, isTest, indices, addresses) {
+    verify(chain, isTest, indices, addresses, publicKeys) {
       if (addresses.length !== indices.length) {
         throw new DerivationMismatchError({
           chain,
@@ -211,6 +260,7 @@ export function createDerivationCheck(seeds: {
           expected: `${indices.length} addresses`,
         });
       }
+      if (publicKeys !== undefined && checkBatch(chain, isTest, indices, addresses, publicKeys)) return;
       indices.forEach((index, n) => {
         const derived = addresses[n] as string;
         const expected = addressAt(chain, isTest, index);

@@ -13,9 +13,9 @@ describe('derivation thread', () => {
   let mainThreadCalls = 0;
   const counting = {
     ...deriver,
-    deriveAddresses: (...args: Parameters<typeof deriver.deriveAddresses>) => {
+    deriveBatch: (...args: Parameters<typeof deriver.deriveBatch>) => {
       mainThreadCalls += 1;
-      return deriver.deriveAddresses(...args);
+      return deriver.deriveBatch(...args);
     },
   };
   const thread = createDerivationThread({ seeds, deriver: counting, check });
@@ -49,13 +49,13 @@ describe('derivation thread', () => {
   it('refuses, on the main thread too, an address that the second derivation does not confirm', async () => {
     const broken = {
       ...deriver,
-      // One wrong point in the batch: the address of the next index in place of this one's.
-      deriveAddresses: (
-        chain: Parameters<typeof deriver.deriveAddresses>[0],
+      // One wrong point in the batch: the address and key of the next index in place of this one's.
+      deriveBatch: (
+        chain: Parameters<typeof deriver.deriveBatch>[0],
         isTest: boolean,
         indices: readonly number[],
       ) =>
-        deriver.deriveAddresses(
+        deriver.deriveBatch(
           chain,
           isTest,
           indices.map((index) => (index === 7 ? 8 : index)),

@@ -32,8 +32,8 @@ export function deriveOnThisThread(
   check: DerivationCheck,
 ): (chain: ChainId, isTest: boolean, indices: readonly number[]) => string[] {
   return (chain, isTest, indices) => {
-    const addresses = deriver.deriveAddresses(chain, isTest, indices);
-    check.verify(chain, isTest, indices, addresses);
+    const { addresses, publicKeys } = deriver.deriveBatch(chain, isTest, indices);
+    check.verify(chain, isTest, indices, addresses, publicKeys);
     return addresses;
   };
 }

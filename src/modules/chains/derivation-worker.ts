@@ -31,8 +31,8 @@ const check = createDerivationCheck(seeds);
 port.on('message', (request: DeriveRequest) => {
   let reply: DeriveReply;
   try {
-    const addresses = deriver.deriveAddresses(request.chain, request.isTest, request.indices);
-    check.verify(request.chain, request.isTest, request.indices, addresses);
+    const { addresses, publicKeys } = deriver.deriveBatch(request.chain, request.isTest, request.indices);
+    check.verify(request.chain, request.isTest, request.indices, addresses, publicKeys);
     reply = { id: request.id, addresses };
   } catch (error) {
     reply =

@@ -36,12 +36,22 @@ export interface AddressDeriver {
   /** The deposit addresses at `indices`, in order (cheaper per address than one by one). */
   deriveAddresses(chainId: ChainId, isTest: boolean, indices: readonly number[]): string[];
   /**
+   * The same, with the uncompressed secp256k1 public key (65 bytes) behind each address, for the second derivation
+   * to check the points themselves (derivation-check.ts); no keys on ed25519 chains (Solana).
+   */
+  deriveBatch(chainId: ChainId, isTest: boolean, indices: readonly number[]): DerivedBatch;
+  /**
    * The 32-byte private key behind `deriveAddress(chainId, isTest, index)`, for sweeping: a secp256k1 scalar, or for
    * Solana the ed25519 seed (a Solana "secret key" is this seed followed by the public key).
    */
   derivePrivateKey(chainId: ChainId, isTest: boolean, index: number): Uint8Array;
   /** The BIP-32/SLIP-0010 path of that address, e.g. "m/84'/0'/0'/0/7". */
   derivationPath(chainId: ChainId, isTest: boolean, index: number): string;
+}
+
+export interface DerivedBatch {
+  addresses: string[];
+  publicKeys: Uint8Array[] | undefined;
 }
 
 /** The largest index is 2^31 - 1: Solana's index is hardened, and BIP-32 non-hardened indices stop there too. */
@@ -249,22 +259,30 @@ export function createAddressDeriver(seeds: {
     return live;
   };
 
-  const deriveAddresses: AddressDeriver['deriveAddresses'] = (chainId, isTest, indices) => {
+  const deriveBatch: AddressDeriver['deriveBatch'] = (chainId, isTest, indices) => {
     for (const index of indices) assertIndex(index);
     const scheme = schemeOf(chainId, isTest);
     const keys = keysFor(isTest);
     if (scheme.kind === 'ed25519') {
-      return indices.map((index) => base58.encode(ed25519.getPublicKey(keys.solanaChild(index).key)));
+      const addresses = indices.map((index) =>
+        base58.encode(ed25519.getPublicKey(keys.solanaChild(index).key)),
+      );
+      return { addresses, publicKeys: undefined };
     }
-    return keys
-      .secp256k1PublicKeys(scheme.account, indices)
-      .map((publicKey) => encodeSecp256k1(scheme.encode, isTest, publicKey));
+    const points = keys.secp256k1PublicKeys(scheme.account, indices);
+    return {
+      addresses: points.map((publicKey) => encodeSecp256k1(scheme.encode, isTest, publicKey)),
+      publicKeys: points.map((publicKey) => publicKey(false)),
+    };
   };
+  const deriveAddresses: AddressDeriver['deriveAddresses'] = (chainId, isTest, indices) =>
+    deriveBatch(chainId, isTest, indices).addresses;
 
   return {
     hasSeed: (isTest) => isTest || live !== undefined,
     deriveAddress: (chainId, isTest, index) => deriveAddresses(chainId, isTest, [index])[0] as string,
     deriveAddresses,
+    deriveBatch,
 
     derivePrivateKey(chainId, isTest, index) {
       assertIndex(index);

@@ -21,14 +21,15 @@ const good = createAddressDeriver({ testMnemonic, liveMnemonic: undefined });
 const wrongAddresses = new Set<string>();
 const broken = {
   ...good,
-  deriveAddresses: (...[chain, isTest, indices]: Parameters<typeof good.deriveAddresses>) => {
-    if (indexSpace(chain) !== 'evm') return good.deriveAddresses(chain, isTest, indices);
-    const wrong = good.deriveAddresses(
+  // Consistent with itself: each wrong address is the encoding of the wrong key given beside it.
+  deriveBatch: (...[chain, isTest, indices]: Parameters<typeof good.deriveBatch>) => {
+    if (indexSpace(chain) !== 'evm') return good.deriveBatch(chain, isTest, indices);
+    const wrong = good.deriveBatch(
       chain,
       isTest,
       indices.map((index) => index + 1_000_000),
     );
-    for (const address of wrong) wrongAddresses.add(address.toLowerCase());
+    for (const address of wrong.addresses) wrongAddresses.add(address.toLowerCase());
     return wrong;
   },
 };
