@@ -49,7 +49,7 @@ export interface AddressDeriver {
   derivationPath(chainId: ChainId, isTest: boolean, index: number): string;
 }
 
-export interface DerivedBatch {
+interface DerivedBatch {
   addresses: string[];
   publicKeys: Uint8Array[] | undefined;
 }
