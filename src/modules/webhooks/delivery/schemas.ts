@@ -14,13 +14,17 @@ const eventPayloadSchema = z
     amount_decimal: z
       .string()
       .optional()
-      .describe('The same amount as an exact decimal string. Absent only from events recorded before it existed.'),
+      .describe(
+        'The same amount as an exact decimal string. Absent only from events recorded before it existed.',
+      ),
     currency: z.string(),
     chain: z.string(),
     tx_hash: z
       .string()
       .nullable()
-      .describe('Transaction hash; `""` when the payment has none. null only in events recorded before that rule.'),
+      .describe(
+        'Transaction hash; `""` when the payment has none. null only in events recorded before that rule.',
+      ),
     received_amount_native: z.string(),
     expected_amount_native: z.string(),
     is_test: z.boolean(),
