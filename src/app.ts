@@ -15,6 +15,7 @@ import type { RouteContext } from './http/context.ts';
 import { clientError, frameworkError, installErrorHandling, requestIdPattern } from './http/error-handler.ts';
 import { registerOpenApi } from './http/openapi.ts';
 import { rateLimitCheck, registerRateLimiting } from './http/rate-limit.ts';
+import { registerSecurityHeaders } from './http/security-headers.ts';
 import { randomToken } from './lib/ids.ts';
 import { accountsRoutes } from './modules/accounts/routes.ts';
 import { chainsRoutes } from './modules/chains/routes.ts';
@@ -106,6 +107,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     },
   );
 
+  await registerSecurityHeaders(app);
   installErrorHandling(app);
   decoratePrincipal(app);
 

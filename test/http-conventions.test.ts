@@ -200,6 +200,39 @@ describe('HTTP conventions', () => {
     expectErrorShape(missing.json(), 'route_not_found');
   });
 
+  it('sends security headers on every answer, with a CSP fit for each page', async () => {
+    const urls = [
+      '/healthz',
+      '/v1/openapi.json',
+      '/v1/nope',
+      '/v1/chains',
+      '/docs/',
+      '/docs/static/index.css',
+      '/pay/x',
+    ];
+    for (const url of [...urls, '/v1/payments/%E0%A4%A']) {
+      const response = await t.app.inject({ method: 'GET', url });
+      expect(response.headers['x-content-type-options'], url).toBe('nosniff');
+      expect(response.headers['content-security-policy'], url).toBeTruthy();
+    }
+    for (const url of urls) {
+      const response = await t.app.inject({ method: 'GET', url });
+      expect(response.headers['strict-transport-security'], url).toMatch(/max-age=\d+/);
+      expect(response.headers['x-frame-options'], url).toBe('DENY');
+      expect(response.headers['referrer-policy'], url).toBe('no-referrer');
+      expect(response.headers['cross-origin-opener-policy'], url).toBe('same-origin');
+    }
+    const api = await t.app.inject({ method: 'GET', url: '/v1/chains' });
+    expect(api.headers['content-security-policy']).toContain("default-src 'none'");
+    const docs = await t.app.inject({ method: 'GET', url: '/docs/' });
+    const docsPolicy = String(docs.headers['content-security-policy']);
+    expect(docsPolicy).toContain("script-src 'self'");
+    expect(docsPolicy).not.toMatch(/script-src[^;]*unsafe-inline/);
+    expect(docsPolicy).toContain("frame-ancestors 'none'");
+    const page = await t.app.inject({ method: 'GET', url: '/pay/x' });
+    expect(String(page.headers['content-security-policy'])).not.toContain('unsafe-inline');
+  });
+
   it('rate-limits per client IP and per key with 429 and Retry-After', async () => {
     const limited = await createTestApp({
       database: t.database,

@@ -4,6 +4,7 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
 import { AppError, type ErrorCode, errorStatus } from '../lib/errors.ts';
 import { randomToken } from '../lib/ids.ts';
+import { apiCsp } from './security-headers.ts';
 
 interface ErrorBody {
   error: { code: ErrorCode; message: string; param?: string; request_id: string };
@@ -132,7 +133,11 @@ export function frameworkError(
   reply: FastifyReply,
 ): FastifyReply {
   if (!requestIdPattern.test(request.id)) request.id = `req_${randomToken(20)}`;
-  reply.header('x-request-id', request.id);
+  // No hook runs for these requests, so neither does helmet: the headers an error answer needs are set here.
+  reply
+    .header('x-request-id', request.id)
+    .header('x-content-type-options', 'nosniff')
+    .header('content-security-policy', apiCsp);
   const appError =
     error.code === 'FST_ERR_MAX_PARAM_LENGTH'
       ? new AppError('uri_too_long', 'A path segment of the URL is longer than 200 characters.')
@@ -162,6 +167,7 @@ export function clientError(error: Error & { code?: string }, socket: Socket): v
   socket.end(
     `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ''}\r\nContent-Type: application/json; charset=utf-8\r\n` +
       `Content-Length: ${Buffer.byteLength(body)}\r\nX-Content-Type-Options: nosniff\r\n` +
+      `Content-Security-Policy: ${apiCsp}\r\n` +
       `x-request-id: ${requestId}\r\nConnection: close\r\n\r\n${body}`,
   );
 }
