@@ -27,7 +27,7 @@ function framesOf(stack: string | undefined): string | undefined {
  * Postgres error's message and detail quote values (`invalid input syntax for type uuid: "…"`, `Key (email)=(…)`),
  * any of which can be a secret. Their SQLSTATE, constraint, table and the stack frames still say where to look.
  */
-export function loggableError(error: unknown, depth = 0): Record<string, unknown> {
+function loggableError(error: unknown, depth = 0): Record<string, unknown> {
   if (!(error instanceof Error) && (error === null || typeof error !== 'object'))
     return { message: String(error) };
   const fields = error as Record<string, unknown>;

@@ -111,7 +111,7 @@ function toAppError(error: FastifyError | Error, request?: FastifyRequest): AppE
 // biome-ignore lint/suspicious/noControlCharactersInRegex: finding the NUL character is the point
 const unstorable = /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 
-export function unstorableString(value: unknown, path = '', depth = 0): string | null {
+function unstorableString(value: unknown, path = '', depth = 0): string | null {
   if (typeof value === 'string') return unstorable.test(value) ? path : null;
   if (value === null || typeof value !== 'object' || depth > 64) return null;
   for (const [key, item] of Object.entries(value)) {
