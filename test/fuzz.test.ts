@@ -243,10 +243,15 @@ interface Answer {
   body: string;
 }
 
-/** What is wrong with an answer, or null: no 5xx, and an error answer is exactly the one error shape. */
-function problem(method: string, answer: Answer): string | null {
+/**
+ * What is wrong with an answer, or null: no 5xx, and an error answer is exactly the one error shape, except the
+ * hosted checkout's own HTML pages (a payer's browser gets a page that says the link is wrong, not JSON).
+ */
+function problem(method: string, answer: Answer, url = ''): string | null {
   if (answer.status >= 500) return `status ${answer.status}`;
   if (answer.status < 400 || method === 'HEAD') return null;
+  const checkoutPage = url.startsWith('/pay/') && !url.startsWith('/pay/assets/');
+  if (checkoutPage && String(answer.headers['content-type']).startsWith('text/html')) return null;
   let body: unknown;
   try {
     body = JSON.parse(answer.body);
@@ -300,7 +305,17 @@ describe('fuzzing the API from its OpenAPI document', () => {
     const g = makeGenerator(document as never, random);
     const failures: string[] = [];
     const seen = new Set<string>();
-    const methods = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS', 'HEAD'] as const;
+    const methods = [
+      'GET',
+      'POST',
+      'PUT',
+      'PATCH',
+      'DELETE',
+      'OPTIONS',
+      'HEAD',
+      'PROPFIND',
+      'TRACE',
+    ] as const;
     for (let i = 0; i < COUNT; i++) {
       const op = g.pick(operations);
       let method: string = op.method;
@@ -310,6 +325,21 @@ describe('fuzzing the API from its OpenAPI document', () => {
       );
       if (g.chance(0.03))
         path = g.pick([`${path}/`, `${path}/extra`, path.replace('/v1', '/v2'), `${path}//`, `${path}%`]);
+      // Now and then the pages and routes beside the API: checkout, its assets, dashboard, docs, nothing at all.
+      if (g.chance(0.04)) {
+        path = g
+          .pick([
+            '/pay/',
+            '/pay/assets/',
+            '/dashboard/',
+            '/docs/',
+            '/docs/static/',
+            '/v1/',
+            '/',
+            '/v1/openapi.json/',
+          ])
+          .concat(g.segment(undefined));
+      }
       const query: string[] = [];
       for (const p of op.parameters.filter((x) => x.in === 'query')) {
         if (g.chance(0.4)) query.push(`${p.name}=${g.segment(p.schema)}`);
@@ -392,11 +422,8 @@ describe('fuzzing the API from its OpenAPI document', () => {
         headers,
         ...(payload === undefined ? {} : { payload }),
       });
-      const wrong = problem(method, {
-        status: response.statusCode,
-        headers: response.headers,
-        body: response.body,
-      });
+      const answer = { status: response.statusCode, headers: response.headers, body: response.body };
+      const wrong = problem(method, answer, url);
       if (wrong !== null) {
         const key = `${op.method} ${op.path}: ${wrong.slice(0, 60)}`;
         if (!seen.has(key)) {
