@@ -107,7 +107,8 @@ export function dashboardRoutes(options: { distDir?: string } = {}) {
     if (!wantsFile || relative.includes('\0')) return sendIndex(reply);
     const file = resolve(distDir, relative);
     if (!file.startsWith(distDir + sep) || !(await isFile(file))) {
-      return reply.header('cache-control', 'no-store').callNotFound();
+      reply.header('cache-control', 'no-store').callNotFound();
+      return reply;
     }
     const immutable = relative.startsWith('assets/');
     return securityHeaders(reply)
