@@ -103,14 +103,14 @@ function toAppError(error: FastifyError | Error, request?: FastifyRequest): AppE
   );
 }
 
+// biome-ignore lint/suspicious/noControlCharactersInRegex: finding the NUL character is the point
+const unstorable = /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+
 /**
  * The first string in a parsed request part (or a key of it) that holds a NUL character or an unpaired surrogate, as
  * the dotted path that names it. Postgres refuses both in text (a NUL is not storable, a lone surrogate is no UTF-8),
  * so they are refused here, once for every route, before any handler or query sees them.
  */
-// biome-ignore lint/suspicious/noControlCharactersInRegex: finding the NUL character is the point
-const unstorable = /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
-
 function unstorableString(value: unknown, path = '', depth = 0): string | null {
   if (typeof value === 'string') return unstorable.test(value) ? path : null;
   if (value === null || typeof value !== 'object' || depth > 64) return null;
