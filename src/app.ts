@@ -12,9 +12,10 @@ import type { Config } from './config.ts';
 import type { Database } from './db/client.ts';
 import { decoratePrincipal, makeAuth } from './http/auth.ts';
 import type { RouteContext } from './http/context.ts';
-import { installErrorHandling } from './http/error-handler.ts';
+import { clientError, frameworkError, installErrorHandling, requestIdPattern } from './http/error-handler.ts';
 import { registerOpenApi } from './http/openapi.ts';
 import { rateLimitCheck, registerRateLimiting } from './http/rate-limit.ts';
+import { registerSecurityHeaders } from './http/security-headers.ts';
 import { randomToken } from './lib/ids.ts';
 import { accountsRoutes } from './modules/accounts/routes.ts';
 import { chainsRoutes } from './modules/chains/routes.ts';
@@ -40,7 +41,6 @@ export interface AppDeps {
 }
 
 const BODY_LIMIT = 64 * 1024;
-const requestIdPattern = /^[A-Za-z0-9_.:-]{8,128}$/;
 
 /** One access-log line per request, when it completes, instead of Fastify's two: half the logging cost. */
 class AccessLog extends LogController {
@@ -74,6 +74,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     genReqId: () => `req_${randomToken(20)}`,
     logController: new AccessLog(),
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
+    frameworkErrors: frameworkError,
+    clientErrorHandler: clientError,
   }).withTypeProvider<ZodTypeProvider>();
 
   app.setValidatorCompiler(validatorCompiler);
@@ -105,6 +107,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     },
   );
 
+  await registerSecurityHeaders(app);
   installErrorHandling(app);
   decoratePrincipal(app);
 

@@ -1,3 +1,5 @@
+import { request as httpRequest } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { apiKey, createMerchant, createTestApp, type Merchant, type TestApp } from './support/harness.ts';
 
@@ -45,6 +47,75 @@ describe('HTTP conventions', () => {
     });
     expect(response.statusCode).toBe(413);
     expectErrorShape(response.json(), 'payload_too_large');
+  });
+
+  it('refuses NUL characters and lone surrogates anywhere with parameter_invalid, before any query', async () => {
+    const cases = [
+      {
+        method: 'POST' as const,
+        url: '/v1/webhooks',
+        payload: { url: 'https://e.com/h', description: 'a\u0000b' },
+        param: 'description',
+      },
+      {
+        method: 'POST' as const,
+        url: '/v1/webhooks',
+        payload: { url: 'https://e.com/\ud800' },
+        param: 'url',
+      },
+      {
+        method: 'POST' as const,
+        url: '/v1/webhooks',
+        payload: { url: 'https://e.com/h', '\u0000': 1 },
+        param: '\ufffd',
+      },
+      { method: 'GET' as const, url: '/v1/webhooks/%00', param: 'id' },
+      { method: 'GET' as const, url: '/v1/payments?order_id=a%00', param: 'order_id' },
+      { method: 'GET' as const, url: '/v1/events?starting_after=%00', param: 'starting_after' },
+    ];
+    for (const { param, ...request } of cases) {
+      const response = await t.app.inject({ ...request, headers: apiKey(m.testKey) });
+      expect(response.statusCode, request.url).toBe(400);
+      expectErrorShape(response.json(), 'parameter_invalid');
+      expect(response.json().error.param).toBe(param);
+    }
+  });
+
+  it('answers malformed URLs and over-long path segments in the error shape', async () => {
+    const bad = await t.app.inject({
+      method: 'GET',
+      url: '/v1/payments/%E0%A4%A',
+      headers: apiKey(m.testKey),
+    });
+    expect(bad.statusCode).toBe(400);
+    expectErrorShape(bad.json(), 'invalid_request');
+    expect(bad.headers['x-request-id']).toBe(bad.json().error.request_id);
+    const long = await t.app.inject({ method: 'GET', url: `/v1/payments/${'x'.repeat(300)}` });
+    expect(long.statusCode).toBe(414);
+    expectErrorShape(long.json(), 'uri_too_long');
+  });
+
+  it('answers what node refuses before Fastify (oversized headers, bad HTTP) in the error shape', async () => {
+    const served = await createTestApp({ database: t.database });
+    await served.app.listen({ port: 0, host: '127.0.0.1' });
+    const { port } = served.app.server.address() as AddressInfo;
+    const answer = await new Promise<{ status: number; body: string }>((resolve, reject) => {
+      const outgoing = httpRequest(
+        { port, host: '127.0.0.1', path: '/v1/chains', headers: { 'x-big': 'y'.repeat(20_000) } },
+        (incoming) => {
+          let body = '';
+          incoming.on('data', (chunk) => {
+            body += chunk;
+          });
+          incoming.on('end', () => resolve({ status: incoming.statusCode ?? 0, body }));
+        },
+      );
+      outgoing.on('error', reject);
+      outgoing.end();
+    });
+    await served.close();
+    expect(answer.status).toBe(431);
+    expectErrorShape(JSON.parse(answer.body), 'headers_too_large');
   });
 
   it('answers other content types with unsupported_media_type', async () => {
@@ -127,6 +198,39 @@ describe('HTTP conventions', () => {
     const missing = await t.app.inject({ method: 'GET', url: '/docs/static/nothing-here.js' });
     expect(missing.statusCode).toBe(404);
     expectErrorShape(missing.json(), 'route_not_found');
+  });
+
+  it('sends security headers on every answer, with a CSP fit for each page', async () => {
+    const urls = [
+      '/healthz',
+      '/v1/openapi.json',
+      '/v1/nope',
+      '/v1/chains',
+      '/docs/',
+      '/docs/static/index.css',
+      '/pay/x',
+    ];
+    for (const url of [...urls, '/v1/payments/%E0%A4%A']) {
+      const response = await t.app.inject({ method: 'GET', url });
+      expect(response.headers['x-content-type-options'], url).toBe('nosniff');
+      expect(response.headers['content-security-policy'], url).toBeTruthy();
+    }
+    for (const url of urls) {
+      const response = await t.app.inject({ method: 'GET', url });
+      expect(response.headers['strict-transport-security'], url).toMatch(/max-age=\d+/);
+      expect(response.headers['x-frame-options'], url).toBe('DENY');
+      expect(response.headers['referrer-policy'], url).toBe('no-referrer');
+      expect(response.headers['cross-origin-opener-policy'], url).toBe('same-origin');
+    }
+    const api = await t.app.inject({ method: 'GET', url: '/v1/chains' });
+    expect(api.headers['content-security-policy']).toContain("default-src 'none'");
+    const docs = await t.app.inject({ method: 'GET', url: '/docs/' });
+    const docsPolicy = String(docs.headers['content-security-policy']);
+    expect(docsPolicy).toContain("script-src 'self'");
+    expect(docsPolicy).not.toMatch(/script-src[^;]*unsafe-inline/);
+    expect(docsPolicy).toContain("frame-ancestors 'none'");
+    const page = await t.app.inject({ method: 'GET', url: '/pay/x' });
+    expect(String(page.headers['content-security-policy'])).not.toContain('unsafe-inline');
   });
 
   it('rate-limits per client IP and per key with 429 and Retry-After', async () => {

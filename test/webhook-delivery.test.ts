@@ -167,7 +167,7 @@ describe('webhook delivery', () => {
     const body = received!.body.toString('utf8');
     expect(body).toBe(
       '{"event":"payment.confirmed","payment_id":"0190f5a2-7c4e-7a31-8f00-5b2c9d1e3f47","status":"completed",' +
-        '"amount":19.99,"currency":"USD","chain":"ethereum","tx_hash":"0xabc123",' +
+        '"amount":19.99,"amount_decimal":"19.99","currency":"USD","chain":"ethereum","tx_hash":"0xabc123",' +
         '"received_amount_native":"0.006301","expected_amount_native":"0.006301","is_test":true,' +
         '"timestamp":"2026-03-04T05:06:07.089Z"}',
     );
@@ -220,7 +220,7 @@ describe('webhook delivery', () => {
     ]);
   });
 
-  it('writes amount as the exact number literal it was given and tx_hash null as null', async () => {
+  it('writes amount as the exact number literal it was given, amount_decimal exactly, and no tx_hash as ""', async () => {
     const m = await createMerchant(t.app);
     const r = await receiver();
     await endpoint(m, r.url);
@@ -232,7 +232,8 @@ describe('webhook delivery', () => {
     await waitFor('the delivery', () => r.requests.length === 1);
     const body = r.requests[0]!.body.toString();
     expect(body).toContain('"amount":123456789012345678.123456789,');
-    expect(body).toContain('"tx_hash":null,');
+    expect(body).toContain('"amount_decimal":"123456789012345678.123456789",');
+    expect(body).toContain('"tx_hash":"",');
     expect(body).toContain('"event":"payment.expired"');
   });
 

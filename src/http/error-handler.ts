@@ -1,6 +1,10 @@
+import { STATUS_CODES } from 'node:http';
+import type { Socket } from 'node:net';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
-import { AppError, type ErrorCode } from '../lib/errors.ts';
+import { AppError, type ErrorCode, errorStatus } from '../lib/errors.ts';
+import { randomToken } from '../lib/ids.ts';
+import { apiCsp } from './security-headers.ts';
 
 interface ErrorBody {
   error: { code: ErrorCode; message: string; param?: string; request_id: string };
@@ -99,7 +103,90 @@ function toAppError(error: FastifyError | Error, request?: FastifyRequest): AppE
   );
 }
 
+// biome-ignore lint/suspicious/noControlCharactersInRegex: finding the NUL character is the point
+const unstorable = /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+
+/**
+ * The first string in a parsed request part (or a key of it) that holds a NUL character or an unpaired surrogate, as
+ * the dotted path that names it. Postgres refuses both in text (a NUL is not storable, a lone surrogate is no UTF-8),
+ * so they are refused here, once for every route, before any handler or query sees them.
+ */
+function unstorableString(value: unknown, path = '', depth = 0): string | null {
+  if (typeof value === 'string') return unstorable.test(value) ? path : null;
+  if (value === null || typeof value !== 'object' || depth > 64) return null;
+  for (const [key, item] of Object.entries(value)) {
+    const here = path === '' ? key : `${path}.${key}`;
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: the name is echoed back without what made it bad
+    if (unstorable.test(key)) return here.replace(/[\u0000\ud800-\udfff]/g, '\ufffd');
+    const found = unstorableString(item, here, depth + 1);
+    if (found !== null) return found;
+  }
+  return null;
+}
+
+const contextNames = { body: 'body', query: 'querystring', params: 'params' } as const;
+
+/** Answers a request that Fastify's router refuses before any route or hook runs: bad percent-encoding, long params. */
+export function frameworkError(
+  error: FastifyError,
+  request: FastifyRequest,
+  reply: FastifyReply,
+): FastifyReply {
+  if (!requestIdPattern.test(request.id)) request.id = `req_${randomToken(20)}`;
+  // No hook runs for these requests, so neither does helmet: the headers an error answer needs are set here.
+  reply
+    .header('x-request-id', request.id)
+    .header('x-content-type-options', 'nosniff')
+    .header('content-security-policy', apiCsp);
+  const appError =
+    error.code === 'FST_ERR_MAX_PARAM_LENGTH'
+      ? new AppError('uri_too_long', 'A path segment of the URL is longer than 200 characters.')
+      : error.code === 'FST_ERR_BAD_URL'
+        ? new AppError('invalid_request', 'The URL is not valid: it has a malformed percent-encoding.')
+        : new AppError('invalid_request', 'The request could not be understood.');
+  return sendError(reply, request, appError);
+}
+
+/**
+ * Answers what node's HTTP parser refuses before Fastify sees a request (a malformed request line or header, headers
+ * over node's maxHeaderSize, a timeout) in the one error shape, straight on the socket, then closes it.
+ */
+export function clientError(error: Error & { code?: string }, socket: Socket): void {
+  if (error.code === 'ECONNRESET' || socket.destroyed || !socket.writable) return;
+  const [code, message]: [ErrorCode, string] =
+    error.code === 'HPE_HEADER_OVERFLOW'
+      ? ['headers_too_large', 'The request headers are too large.']
+      : error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+        ? ['request_timeout', 'The request took too long to arrive.']
+        : error.code === 'HPE_URI_TOO_LONG'
+          ? ['uri_too_long', 'The URL is too long.']
+          : ['invalid_request', 'The request is not valid HTTP.'];
+  const status = errorStatus[code];
+  const requestId = `req_${randomToken(20)}`;
+  const body = JSON.stringify({ error: { code, message, request_id: requestId } });
+  socket.end(
+    `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ''}\r\nContent-Type: application/json; charset=utf-8\r\n` +
+      `Content-Length: ${Buffer.byteLength(body)}\r\nX-Content-Type-Options: nosniff\r\n` +
+      `Content-Security-Policy: ${apiCsp}\r\n` +
+      `x-request-id: ${requestId}\r\nConnection: close\r\n\r\n${body}`,
+  );
+}
+
+export const requestIdPattern = /^[A-Za-z0-9_.:-]{8,128}$/;
+
 export function installErrorHandling(app: FastifyInstance): void {
+  app.addHook('preValidation', async (request) => {
+    for (const part of ['params', 'query', 'body'] as const) {
+      const param = unstorableString(request[part]);
+      if (param === null) continue;
+      const name = param === '' ? contextNames[part] : param;
+      throw new AppError(
+        'parameter_invalid',
+        `Invalid ${name}: text must not contain NUL characters or unpaired UTF-16 surrogates.`,
+        { param: name },
+      );
+    }
+  });
   app.setErrorHandler((error: FastifyError, request, reply) => {
     const appError = toAppError(error, request);
     if (appError.status >= 500) {

@@ -4,6 +4,155 @@ import { jsonSchemaTransform, jsonSchemaTransformObject } from 'fastify-type-pro
 import type { OpenAPIV3 } from 'openapi-types';
 import { errorStatus } from '../lib/errors.ts';
 
+/**
+ * Every operation's id, by method and path: stable names for generated clients, kept in one place so a new route
+ * without one is noticed (test/http-conventions checks that every operation has one).
+ */
+const operationIds: Record<string, string> = {
+  'POST /auth/signup': 'signUp',
+  'POST /auth/login': 'logIn',
+  'GET /me': 'getMe',
+  'GET /chains': 'listChains',
+  'POST /keypairs': 'createKeypair',
+  'GET /keypairs': 'listKeypairs',
+  'POST /keypairs/{id}/revoke': 'revokeKeypair',
+  'POST /webhooks': 'createWebhookEndpoint',
+  'GET /webhooks': 'listWebhookEndpoints',
+  'GET /webhooks/{id}': 'getWebhookEndpoint',
+  'PATCH /webhooks/{id}': 'updateWebhookEndpoint',
+  'DELETE /webhooks/{id}': 'deleteWebhookEndpoint',
+  'POST /webhooks/{id}/rotate-secret': 'rotateWebhookSecret',
+  'GET /events': 'listEvents',
+  'GET /events/{id}': 'getEvent',
+  'GET /webhooks/{id}/deliveries': 'listWebhookDeliveries',
+  'POST /webhooks/deliveries/{id}/redeliver': 'redeliverWebhookDelivery',
+  'POST /webhooks/{id}/redeliver-failed': 'redeliverFailedWebhookDeliveries',
+  'POST /webhooks/{id}/test': 'sendTestWebhook',
+  'POST /payments': 'createPayment',
+  'GET /payments': 'listPayments',
+  'GET /payments/{id}': 'getPayment',
+  'GET /payments/checkout/{payment_id}': 'getCheckoutView',
+  'POST /payments/{id}/simulate': 'simulatePayment',
+  'POST /payments/checkout/{payment_id}/simulate': 'simulateCheckoutPayment',
+  'GET /settings': 'getSettings',
+  'PATCH /settings': 'updateSettings',
+  'GET /settings/payout-wallets': 'getPayoutWallets',
+  'PUT /settings/payout-wallets': 'setPayoutWallets',
+};
+
+type Json = Record<string, unknown>;
+interface OpenApiOperation extends Json {
+  operationId?: string;
+  parameters?: Array<{ in: string }>;
+  requestBody?: unknown;
+  security?: Array<Record<string, string[]>>;
+  responses?: Record<string, unknown>;
+}
+interface OpenApiDocument extends Json {
+  paths?: Record<string, Record<string, OpenApiOperation>>;
+  components?: { schemas?: Record<string, unknown>; responses?: Record<string, unknown> } & Json;
+}
+
+/** The one error shape, as the error handler writes it. */
+const errorSchema = {
+  type: 'object',
+  description: 'Every error answer of the API.',
+  required: ['error'],
+  additionalProperties: false,
+  properties: {
+    error: {
+      type: 'object',
+      required: ['code', 'message', 'request_id'],
+      additionalProperties: false,
+      properties: {
+        code: {
+          type: 'string',
+          enum: Object.keys(errorStatus),
+          description: 'From the closed list of codes.',
+        },
+        message: { type: 'string', description: 'For people; may change.' },
+        param: { type: 'string', description: 'The parameter at fault, when there is one.' },
+        request_id: { type: 'string', description: 'Also in the `x-request-id` header.' },
+      },
+    },
+  },
+};
+
+/** The 4xx answers every operation may give, by when they apply, each a shared response of the error schema. */
+const commonErrors = {
+  BadRequest: {
+    status: '400',
+    description: 'A parameter is missing, unknown or invalid, or the body is not JSON.',
+  },
+  Unauthorized: { status: '401', description: 'The API key or token is missing, invalid or revoked.' },
+  NotFound: { status: '404', description: 'No such resource (or it belongs to another merchant or mode).' },
+  PayloadTooLarge: { status: '413', description: 'The body is larger than 64 KB.' },
+  UnsupportedMediaType: { status: '415', description: 'The body is not application/json.' },
+  RateLimited: { status: '429', description: 'Too many requests; see `Retry-After`.' },
+} as const;
+type CommonError = keyof typeof commonErrors;
+
+function referencedSchemas(value: unknown, found: Set<string>): void {
+  if (Array.isArray(value)) {
+    for (const item of value) referencedSchemas(item, found);
+  } else if (value !== null && typeof value === 'object') {
+    for (const [key, item] of Object.entries(value)) {
+      if (key === '$ref' && typeof item === 'string' && item.startsWith('#/components/schemas/')) {
+        found.add(item.slice('#/components/schemas/'.length));
+      } else referencedSchemas(item, found);
+    }
+  }
+}
+
+/**
+ * Completes the generated document: each operation gets its id, `security: []` when it is public, and its 4xx
+ * answers in the error schema (400 when it takes input, 401 when it needs a key, 404 when it names a resource, 413
+ * and 415 when it takes a body, 429 always); component schemas no operation reaches (zod's input twins of output
+ * schemas) are dropped.
+ */
+function finishDocument(document: OpenApiDocument): OpenApiDocument {
+  document.components ??= {};
+  const components = document.components;
+  components.schemas ??= {};
+  const schemas = components.schemas;
+  schemas.Error = errorSchema;
+  components.responses = Object.fromEntries(
+    Object.entries(commonErrors).map(([name, { description }]) => [
+      name,
+      { description, content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } },
+    ]),
+  );
+  for (const [path, item] of Object.entries(document.paths ?? {})) {
+    for (const [method, operation] of Object.entries(item)) {
+      const id = operationIds[`${method.toUpperCase()} ${path}`];
+      if (id !== undefined) operation.operationId = id;
+      if (operation.security === undefined || operation.security.length === 0) operation.security = [];
+      const errors: CommonError[] = [];
+      if ((operation.parameters?.length ?? 0) > 0 || operation.requestBody !== undefined)
+        errors.push('BadRequest');
+      if (operation.security.length > 0) errors.push('Unauthorized');
+      if (path.includes('{')) errors.push('NotFound');
+      if (operation.requestBody !== undefined) errors.push('PayloadTooLarge', 'UnsupportedMediaType');
+      errors.push('RateLimited');
+      operation.responses ??= {};
+      const responses = operation.responses;
+      for (const name of errors) {
+        responses[commonErrors[name].status] ??= { $ref: `#/components/responses/${name}` };
+      }
+    }
+  }
+  // What the paths reach, then what those schemas reach in turn.
+  const used = new Set<string>();
+  referencedSchemas(document.paths, used);
+  referencedSchemas(components.responses, used);
+  for (let size = -1; size !== used.size; ) {
+    size = used.size;
+    for (const name of [...used]) referencedSchemas(schemas[name], used);
+  }
+  for (const name of Object.keys(schemas)) if (!used.has(name)) delete schemas[name];
+  return document;
+}
+
 /** Registers the OpenAPI 3.1 generator (fed by the same zod schemas that validate requests) and /docs. */
 export async function registerOpenApi(app: FastifyInstance, publicUrl: string): Promise<void> {
   await app.register(swagger, {
@@ -30,11 +179,29 @@ export async function registerOpenApi(app: FastifyInstance, publicUrl: string): 
       },
     },
     transform: jsonSchemaTransform,
-    transformObject: jsonSchemaTransformObject,
+    transformObject: (input) => finishDocument(jsonSchemaTransformObject(input) as OpenApiDocument),
   });
   app.get('/v1/openapi.json', { schema: { hide: true } }, async () => app.swagger());
   registerDocs(app);
 }
+
+/**
+ * Swagger UI (v5) has no inline script, but sets inline style attributes as it renders, and shows SVG icons as data:
+ * images; it fetches the document from /docs/json. Nothing comes from another origin.
+ */
+const docsCsp = [
+  "default-src 'self'",
+  "script-src 'self'",
+  "script-src-attr 'none'",
+  "style-src 'self' 'unsafe-inline'",
+  "img-src 'self' data:",
+  "font-src 'self' data:",
+  "connect-src 'self'",
+  "object-src 'none'",
+  "base-uri 'none'",
+  "form-action 'none'",
+  "frame-ancestors 'none'",
+].join('; ');
 
 /** Response headers that belong to one hop (or that Fastify sets itself), not copied from the docs app. */
 const notForwarded = new Set(['content-length', 'connection', 'transfer-encoding', 'keep-alive', 'date']);
@@ -59,7 +226,9 @@ function registerDocs(app: FastifyInstance): void {
     await docs.register(swagger, { mode: 'static', specification: { document } });
     await docs.register(swaggerUi, {
       routePrefix: '/docs',
-      uiConfig: { docExpansion: 'list', deepLinking: true },
+      // No online validator badge: the page then loads nothing from another origin.
+      uiConfig: { docExpansion: 'list', deepLinking: true, validatorUrl: null },
+      staticCSP: docsCsp,
     });
     await docs.ready();
     return docs;

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -80,7 +81,11 @@ describe('dashboard static files', () => {
   });
 
   it('answers 404 for a missing file and never serves files outside the build', async () => {
-    expect((await built.inject({ method: 'GET', url: '/dashboard/assets/nope.js' })).statusCode).toBe(404);
+    const missing = await built.inject({ method: 'GET', url: '/dashboard/assets/nope.js' });
+    expect(missing.statusCode).toBe(404);
+    expect(missing.json()).toMatchObject({
+      error: { code: 'route_not_found', request_id: expect.any(String) },
+    });
     for (const url of [
       '/dashboard/..%2fsecret-next-to-dist.txt',
       '/dashboard/%2e%2e/secret-next-to-dist.txt',
@@ -99,6 +104,12 @@ describe('dashboard static files', () => {
     expect(response.statusCode).toBe(503);
     expect(response.headers['content-type']).toBe('text/html; charset=utf-8');
     expect(response.body).toContain('npm run build:dashboard');
+    // Its inline style is allowed by its hash, so the page is styled under a CSP without 'unsafe-inline'.
+    const style = /<style>([^<]*)<\/style>/.exec(response.body)?.[1] ?? '';
+    const hash = createHash('sha256').update(style).digest('base64');
+    const policy = String(response.headers['content-security-policy']);
+    expect(policy).toContain(`style-src 'sha256-${hash}'`);
+    expect(policy).not.toContain('unsafe-inline');
   });
 
   it('leaves the API and its error shape alone', async () => {

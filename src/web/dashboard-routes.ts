@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { readFile, stat } from 'node:fs/promises';
 import { extname, join, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -33,11 +34,19 @@ const dashboardCsp = [
   "frame-ancestors 'none'",
 ].join('; ');
 
+const missingBuildStyle = `body{font:16px/1.5 system-ui,sans-serif;max-width:40rem;margin:4rem auto;padding:0 1rem;color:#1f2937}
+code{background:#f3f4f6;padding:.1rem .3rem;border-radius:4px}`;
+
+/** The page's one inline style, allowed by its hash and nothing else. */
+const missingBuildCsp = dashboardCsp.replace(
+  "style-src 'self'",
+  `style-src 'sha256-${createHash('sha256').update(missingBuildStyle).digest('base64')}'`,
+);
+
 const missingBuildPage = `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <title>Dashboard not built · svc</title>
-<style>body{font:16px/1.5 system-ui,sans-serif;max-width:40rem;margin:4rem auto;padding:0 1rem;color:#1f2937}
-code{background:#f3f4f6;padding:.1rem .3rem;border-radius:4px}</style></head>
+<style>${missingBuildStyle}</style></head>
 <body><main><h1>The dashboard has not been built yet</h1>
 <p>The dashboard is a web app that is built once from its source. The build normally runs during
 <code>npm install</code>; it is missing here, or it failed.</p>
@@ -75,6 +84,7 @@ export function dashboardRoutes(options: { distDir?: string } = {}) {
       html = await readFile(indexFile);
     } catch {
       return securityHeaders(reply)
+        .header('content-security-policy', missingBuildCsp)
         .status(503)
         .header('cache-control', 'no-store')
         .type('text/html; charset=utf-8')
@@ -97,11 +107,8 @@ export function dashboardRoutes(options: { distDir?: string } = {}) {
     if (!wantsFile || relative.includes('\0')) return sendIndex(reply);
     const file = resolve(distDir, relative);
     if (!file.startsWith(distDir + sep) || !(await isFile(file))) {
-      return securityHeaders(reply)
-        .status(404)
-        .header('cache-control', 'no-store')
-        .type('text/plain; charset=utf-8')
-        .send('Not found');
+      reply.header('cache-control', 'no-store').callNotFound();
+      return reply;
     }
     const immutable = relative.startsWith('assets/');
     return securityHeaders(reply)

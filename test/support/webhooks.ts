@@ -7,12 +7,16 @@ import { type Database, fromPool } from '../../src/db/client.ts';
 import { migrateDatabase } from '../../src/db/migrate.ts';
 import { createTestDatabase } from './harness.ts';
 
-/** The fields of a webhook payload, in order, as the seed (interface-spec 4.1) lists them: the tests' own copy. */
+/**
+ * The fields of a webhook payload, in order, as the seed (interface-spec 6.3) lists them, plus our additive
+ * `amount_decimal` beside `amount`: the tests' own copy.
+ */
 export const seedPayloadFields = [
   'event',
   'payment_id',
   'status',
   'amount',
+  'amount_decimal',
   'currency',
   'chain',
   'tx_hash',

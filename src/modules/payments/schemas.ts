@@ -38,6 +38,8 @@ export const createPaymentSchema = z.strictObject({
   expires_in: z
     .number()
     .int()
+    .min(60)
+    .max(7 * 24 * 3600)
     .optional()
     .describe(
       'Seconds until the payment window closes: 60 to 604800; default 1800 (or the merchant setting).',

@@ -57,6 +57,12 @@ export const patchMerchantSettingsSchema = z.strictObject({
   underpayment_tolerance_amount: amount.optional(),
   overpayment_tolerance_percent: percent.optional(),
   overpayment_tolerance_amount: amount.optional(),
-  default_expires_in: z.number().int().optional().describe('60 to 604800 seconds.'),
+  default_expires_in: z
+    .number()
+    .int()
+    .min(60)
+    .max(7 * 24 * 3600)
+    .optional()
+    .describe('60 to 604800 seconds.'),
 });
 export type PatchMerchantSettings = z.infer<typeof patchMerchantSettingsSchema>;

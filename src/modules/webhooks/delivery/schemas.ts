@@ -6,10 +6,25 @@ const eventPayloadSchema = z
     event: z.enum(paymentEventTypes),
     payment_id: z.string(),
     status: z.string(),
-    amount: z.number().describe('Decimal amount in the payment currency (a JSON number, written exactly).'),
+    amount: z
+      .number()
+      .describe(
+        'Decimal amount in the payment currency (a JSON number, written exactly; a double keeps only 15–17 digits).',
+      ),
+    amount_decimal: z
+      .string()
+      .optional()
+      .describe(
+        'The same amount as an exact decimal string. Absent only from events recorded before it existed.',
+      ),
     currency: z.string(),
     chain: z.string(),
-    tx_hash: z.string().nullable(),
+    tx_hash: z
+      .string()
+      .nullable()
+      .describe(
+        'Transaction hash; `""` when the payment has none. null only in events recorded before that rule.',
+      ),
     received_amount_native: z.string(),
     expected_amount_native: z.string(),
     is_test: z.boolean(),

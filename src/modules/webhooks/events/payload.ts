@@ -18,6 +18,7 @@ export interface PaymentEventSnapshot {
   amount: string;
   currency: string;
   chain: string;
+  /** null before any deposit; the body carries it as "" so `tx_hash` is always the seed's string. */
   tx_hash: string | null;
   received_amount_native: string;
   expected_amount_native: string;
@@ -27,9 +28,12 @@ export interface PaymentEventSnapshot {
 export class PayloadError extends Error {}
 
 /**
- * The exact body of seed 6.3, fields in the seed's order: `event, payment_id, status, amount, currency, chain,
- * tx_hash, received_amount_native, expected_amount_native, is_test, timestamp`. `amount` is a JSON number written
- * from its decimal string as is; `timestamp` is ISO 8601 UTC with milliseconds.
+ * The exact body of seed 6.3, fields in the seed's order, plus `amount_decimal` beside `amount`: `event, payment_id,
+ * status, amount, amount_decimal, currency, chain, tx_hash, received_amount_native, expected_amount_native, is_test,
+ * timestamp`. `amount` is a JSON number written from its decimal string as is, but most receivers parse it into a
+ * double that keeps only 15–17 significant digits, so `amount_decimal` carries the same value as an exact string.
+ * `tx_hash` is a string as the seed types it: `""` while the payment has no transaction (an expired payment).
+ * `timestamp` is ISO 8601 UTC with milliseconds.
  */
 export function paymentEventBody(type: PaymentEventType, payment: PaymentEventSnapshot, at: Date): string {
   if (!(paymentEventTypes as readonly string[]).includes(type)) {
@@ -46,8 +50,9 @@ export function paymentEventBody(type: PaymentEventType, payment: PaymentEventSn
   const text = JSON.stringify;
   return (
     `{"event":${text(type)},"payment_id":${text(payment.payment_id)},"status":${text(payment.status)},` +
-    `"amount":${payment.amount},"currency":${text(payment.currency)},"chain":${text(payment.chain)},` +
-    `"tx_hash":${payment.tx_hash === null ? 'null' : text(payment.tx_hash)},` +
+    `"amount":${payment.amount},"amount_decimal":${text(payment.amount)},` +
+    `"currency":${text(payment.currency)},"chain":${text(payment.chain)},` +
+    `"tx_hash":${text(payment.tx_hash ?? '')},` +
     `"received_amount_native":${text(payment.received_amount_native)},` +
     `"expected_amount_native":${text(payment.expected_amount_native)},` +
     `"is_test":${payment.is_test ? 'true' : 'false'},"timestamp":${text(at.toISOString())}}`
