@@ -222,6 +222,7 @@ export function createPaymentCreation(deps: PaymentCreationDeps) {
       forwardedAt: null,
       forwardTxHash: null,
       forwardFeeBaseUnits: null,
+      checkoutSimulatedAt: null,
       expiresAt: new Date(now.getTime() + prepared.windowSeconds * 1000),
       createdAt: now,
       updatedAt: now,

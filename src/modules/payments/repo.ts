@@ -8,6 +8,7 @@ import {
   gt,
   gte,
   inArray,
+  isNull,
   lt,
   lte,
   type SQL,
@@ -41,7 +42,7 @@ export interface PaymentFilter {
 const paymentColumns = getTableColumns(payments);
 const paymentKeys = Object.keys(paymentColumns) as Array<keyof PaymentRow>;
 
-/** The most payments one prepared insert takes (24 parameters each). */
+/** The most payments one prepared insert takes (25 parameters each). */
 export const MAX_INSERT_ROWS = 32;
 
 /**
@@ -346,6 +347,16 @@ export function createPaymentsRepo(db: Db) {
         .orderBy(asc(payments.expiresAt))
         .limit(1);
       return row?.expiresAt ?? null;
+    },
+
+    /** Marks a test payment as simulated from its checkout, unless it already was: true when this call marked it. */
+    async claimCheckoutSimulation(db: Db, id: string, now: Date): Promise<boolean> {
+      const marked = await db
+        .update(payments)
+        .set({ checkoutSimulatedAt: now })
+        .where(and(eq(payments.id, id), eq(payments.isTest, true), isNull(payments.checkoutSimulatedAt)))
+        .returning({ id: payments.id });
+      return marked.length === 1;
     },
 
     /** Ends a payment's window now (test mode `simulate` with outcome `expired`). */
