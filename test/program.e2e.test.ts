@@ -359,6 +359,59 @@ describe('the embedded data directory belongs to one process and its user', () =
   }, 60_000);
 });
 
+describe('deposit indices after a crash', () => {
+  it('a SIGKILLed process leaves at most 19 indices unused, and a payment after the gap is watched', async () => {
+    const dataDir = tempDir();
+    const env = { SVC_DATA_DIR: dataDir, SVC_SIM_BLOCK_MS: '100', SVC_SIM_CONFIRMATIONS: '1' };
+    const create = async (base: string, key: string) => {
+      const created = await call(base, 'POST', '/v1/payments', {
+        headers: { 'x-api-key': key },
+        body: { amount: '0.01', currency: 'ETH', chain: 'ethereum' },
+      });
+      expect(created.status, JSON.stringify(created.body)).toBe(201);
+      return created.body.payment_id as string;
+    };
+    const first = await serve(env);
+    const account = await onboard(first.base);
+    for (let n = 0; n < 3; n++) await create(first.base, account.testKey);
+    // As a crash: the engine in this process gets no chance to write anything more.
+    await first.kill();
+
+    const second = await serve(env);
+    const after = await create(second.base, account.testKey);
+    const simulated = await call(second.base, 'POST', `/v1/payments/${after}/simulate`, {
+      headers: { 'x-api-key': account.testKey },
+      body: { outcome: 'paid' },
+    });
+    expect(simulated.status).toBe(202);
+    // Watched: the deposit to the address after the gap is seen and the payment completes.
+    await vi.waitFor(
+      async () => {
+        const view = await call(second.base, 'GET', `/v1/payments/${after}`, {
+          headers: { 'x-api-key': account.testKey },
+        });
+        expect(view.body.status).toBe('completed');
+      },
+      { timeout: 20_000, interval: 200 },
+    );
+    expect(await second.stop()).toBe(0);
+
+    const db = await PGlite.create(join(dataDir, 'pg'));
+    try {
+      const { rows } = await db.query<{ derivation_index: number }>(
+        'select derivation_index from payments where is_test order by created_at',
+      );
+      const indices = rows.map((row) => row.derivation_index);
+      expect(indices.slice(0, 3)).toEqual([0, 1, 2]);
+      // Unused between the last payment before the crash and the first after it: at most 19 (the gap limit is 20).
+      const unused = (indices[3] ?? 0) - 2 - 1;
+      expect(unused).toBeLessThanOrEqual(19);
+    } finally {
+      await db.close();
+    }
+  }, 120_000);
+});
+
 describe('svc refuses to start on a bad configuration, naming the variable', () => {
   it.each([
     ['PORT=abc', { PORT: 'abc' }, 'PORT'],

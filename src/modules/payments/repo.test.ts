@@ -12,7 +12,7 @@ beforeAll(async () => {
 afterAll(() => database.close());
 
 describe('derivation index allocation', () => {
-  it('has a sequence for the index space of every chain', () => {
+  it('has a counter for the index space of every chain', () => {
     for (const chain of chains) expect(depositIndexSpaces).toContain(indexSpace(chain.id));
   });
 
@@ -26,5 +26,12 @@ describe('derivation index allocation', () => {
     expect(new Set(taken).size).toBe(120);
     for (const index of taken) expect(Number.isSafeInteger(index) && index >= 0).toBe(true);
     await expect(repo.allocateDerivationIndices(database.db, 'dogecoin', true, 1)).rejects.toThrow();
+  });
+
+  it('hands out consecutive indices from 0, with no gap between batches, each mode its own', async () => {
+    const repo = createPaymentsRepo(database.db);
+    expect(await repo.allocateDerivationIndices(database.db, 'tron', false, 3)).toEqual([0, 1, 2]);
+    expect(await repo.allocateDerivationIndices(database.db, 'tron', false, 2)).toEqual([3, 4]);
+    expect(await repo.allocateDerivationIndices(database.db, 'tron', true, 1)).toEqual([0]);
   });
 });
