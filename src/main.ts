@@ -68,6 +68,8 @@ async function main(argv: string[]): Promise<void> {
     dataDir !== undefined && existsSync(join(dataDir, 'pg', 'PG_VERSION')) ? dataDir : undefined;
   let engine: EngineThread | undefined =
     earlyDir === undefined ? undefined : (await import('./db/embedded.ts')).startEmbeddedEngine(earlyDir);
+  // While the engine opens on its thread. Files it creates meanwhile are private already (umask, engine-worker.mjs).
+  const tightened = lock?.tighten() ?? 0;
 
   const [{ ConfigError, loadConfig }, { createLogger }] = await Promise.all([
     import('./config.ts'),
@@ -88,9 +90,9 @@ async function main(argv: string[]): Promise<void> {
 
   const logger = createLogger(config);
   for (const notice of config.notices) logger.warn(notice);
-  if (lock !== undefined && lock.tightened > 0) {
+  if (lock !== undefined && tightened > 0) {
     logger.warn(
-      { dir: lock.dir, tightened: lock.tightened },
+      { dir: lock.dir, tightened },
       'the data directory was open to other users: its directories are now 0700 and its files 0600',
     );
   }

@@ -356,6 +356,15 @@ describe('the embedded data directory belongs to one process and its user', () =
     // PGlite's own files included, written by its thread after the start.
     expect(existsSync(join(dataDir, 'pg', 'PG_VERSION'))).toBe(true);
     expect(loose).toEqual([]);
+
+    // A database an older version left open (the engine starts early on a restart, the tightening meanwhile).
+    chmodSync(join(dataDir, 'pg'), 0o777);
+    chmodSync(join(dataDir, 'pg', 'PG_VERSION'), 0o666);
+    const again = await serve({ SVC_DATA_DIR: dataDir });
+    expect(await again.stop()).toBe(0);
+    expect(again.output()).toMatch(/"tightened":2.*the data directory was open to other users/);
+    visit(dataDir);
+    expect(loose).toEqual([]);
   }, 60_000);
 });
 

@@ -158,8 +158,11 @@ function tightenModes(dir: string): number {
 
 export interface DataDirLock {
   dir: string;
-  /** Directories and files whose modes were looser than 0700/0600 and were tightened at this start. */
-  tightened: number;
+  /**
+   * Tightens whatever an older version or a copy left looser than 0700/0600; how many entries it changed. Apart from
+   * taking the lock since it reads every entry (some 10 ms for a thousand files), so that the engine can open meanwhile.
+   */
+  tighten(): number;
   /** Removes the lock (and the directory, if this start made it and nothing else was written there). */
   release(): void;
 }
@@ -167,8 +170,8 @@ export interface DataDirLock {
 /**
  * Opens the embedded data directory for this process: every file it and the engine thread create from now on is
  * private to the user (umask 077: it is process-wide, and no other file the program writes is meant for others), the
- * directory exists with mode 0700, this process holds its lock, and whatever an older version or a copy left looser
- * than 0700/0600 is tightened. Throws DataDirLockedError while another living process holds it.
+ * directory exists with mode 0700, and this process holds its lock. Throws DataDirLockedError while another living
+ * process holds it.
  */
 export function lockDataDir(dir: string): DataDirLock {
   process.umask(0o077);
@@ -181,17 +184,10 @@ export function lockDataDir(dir: string): DataDirLock {
   const path = join(dir, LOCK_FILE);
   const text = `${JSON.stringify({ pid: process.pid, start: processStart(process.pid) })}\n`;
   acquire(dir, path, text);
-  let tightened: number;
-  try {
-    tightened = tightenModes(dir);
-  } catch (error) {
-    unlinkSync(path);
-    throw error;
-  }
   let released = false;
   return {
     dir,
-    tightened,
+    tighten: () => tightenModes(dir),
     release() {
       if (released) return;
       released = true;
