@@ -24,5 +24,8 @@ export const depositIndexNext = pgTable(
 
 export const depositIndexSpaces = ['evm', 'bitcoin', 'litecoin', 'solana', 'tron'] as const;
 
-/** BIP-32 non-hardened (and Solana's hardened) child indices stop at 2^31 - 1. */
-export const MAX_DERIVATION_INDEX = 2_147_483_647;
+/**
+ * The last index a deposit may have. BIP-32 non-hardened (and Solana's hardened) child indices stop at 2^31 - 1, and
+ * that one is the EVM gas wallet's default key (chains/evm/adapter.ts), never a deposit address.
+ */
+export const LAST_DEPOSIT_INDEX = 2_147_483_646;

@@ -1,3 +1,4 @@
+import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase } from '../../../test/support/harness.ts';
 import type { Database } from '../../db/client.ts';
@@ -28,10 +29,29 @@ describe('derivation index allocation', () => {
     await expect(repo.allocateDerivationIndices(database.db, 'dogecoin', true, 1)).rejects.toThrow();
   });
 
-  it('hands out consecutive indices from 0, with no gap between batches, each mode its own', async () => {
+  it('hands out consecutive indices, with no gap between batches, each mode its own', async () => {
+    // Tron live: no test allocates there but this one (the database may be shared with other test files).
     const repo = createPaymentsRepo(database.db);
-    expect(await repo.allocateDerivationIndices(database.db, 'tron', false, 3)).toEqual([0, 1, 2]);
-    expect(await repo.allocateDerivationIndices(database.db, 'tron', false, 2)).toEqual([3, 4]);
-    expect(await repo.allocateDerivationIndices(database.db, 'tron', true, 1)).toEqual([0]);
+    const first = await repo.allocateDerivationIndices(database.db, 'tron', false, 3);
+    expect(first).toEqual([first[0], (first[0] ?? 0) + 1, (first[0] ?? 0) + 2]);
+    expect(await repo.allocateDerivationIndices(database.db, 'tron', false, 2)).toEqual([
+      (first[0] ?? 0) + 3,
+      (first[0] ?? 0) + 4,
+    ]);
+  });
+
+  it('stops below 2^31 - 1, the index of the EVM gas wallet', async () => {
+    const repo = createPaymentsRepo(database.db);
+    class Undo extends Error {}
+    // In a transaction rolled back at the end, so the counter is as it was for everyone else.
+    const outcome = database.db.transaction(async (tx) => {
+      await tx.execute(
+        sql`update deposit_index_next set next_index = 2147483645 where index_space = 'solana' and not is_test`,
+      );
+      expect(await repo.allocateDerivationIndices(tx, 'solana', false, 2)).toEqual([2147483645, 2147483646]);
+      await expect(repo.allocateDerivationIndices(tx, 'solana', false, 1)).rejects.toThrow(/used up/);
+      throw new Undo();
+    });
+    await expect(outcome).rejects.toBeInstanceOf(Undo);
   });
 });

@@ -16,12 +16,7 @@ import {
 } from 'drizzle-orm';
 import { pgArray } from '../../db/arrays.ts';
 import { type Db, queryRows } from '../../db/client.ts';
-import {
-  depositIndexSpaces,
-  idempotencyKeys,
-  MAX_DERIVATION_INDEX,
-  payments,
-} from '../../db/schema/index.ts';
+import { depositIndexSpaces, idempotencyKeys, LAST_DEPOSIT_INDEX, payments } from '../../db/schema/index.ts';
 import type { PaymentStatus } from './statuses.ts';
 
 export type PaymentRow = typeof payments.$inferSelect;
@@ -128,7 +123,7 @@ export function createPaymentsRepo(db: Db) {
           returning next_index`,
       );
       const next = Number(rows[0]?.next_index);
-      if (!Number.isSafeInteger(next) || next - 1 > MAX_DERIVATION_INDEX) {
+      if (!Number.isSafeInteger(next) || next - 1 > LAST_DEPOSIT_INDEX) {
         throw new Error(`The derivation indices of ${indexSpace} (${isTest ? 'test' : 'live'}) are used up`);
       }
       return Array.from({ length: count }, (_, n) => next - count + n);
