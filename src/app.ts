@@ -14,7 +14,7 @@ import { decoratePrincipal, makeAuth } from './http/auth.ts';
 import type { RouteContext } from './http/context.ts';
 import { clientError, frameworkError, installErrorHandling, requestIdPattern } from './http/error-handler.ts';
 import { registerOpenApi } from './http/openapi.ts';
-import { rateLimitCheck, registerRateLimiting } from './http/rate-limit.ts';
+import { type RateLimitCheck, rateLimitCheck, registerRateLimiting } from './http/rate-limit.ts';
 import { registerSecurityHeaders } from './http/security-headers.ts';
 import { randomToken } from './lib/ids.ts';
 import { accountsRoutes } from './modules/accounts/routes.ts';
@@ -142,10 +142,26 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       .send({ status: problems.length === 0 ? 'ready' : 'not_ready', problems });
   });
 
+  // The checkout's simulate buttons need no key: anyone with a payment's link can press them.
+  const simulatePerIp = rateLimitCheck(
+    app,
+    config.checkoutSimulateRateLimit,
+    (request) => `sim-ip:${request.ip}`,
+  );
+  const simulatePerPayment = rateLimitCheck(app, config.checkoutSimulateRateLimit, (request) => {
+    const params = request.params as { payment_id?: unknown } | undefined;
+    return `sim-payment:${String(params?.payment_id ?? '').toLowerCase()}`;
+  });
+  const checkoutSimulateLimit: RateLimitCheck = async (request, reply) => {
+    await simulatePerIp(request, reply);
+    await simulatePerPayment(request, reply);
+  };
+
   const context: RouteContext = {
     services,
     config,
     database,
+    checkoutSimulateLimit,
     requireAuth: makeAuth(
       { authenticateKey: services.keys.authenticate, verifyToken: services.accounts.verifyToken },
       perCaller,
@@ -165,7 +181,13 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     { prefix: '/v1' },
   );
 
-  await app.register(checkoutRoutes({ payments: services.payments, simulator: services.simulator }));
+  await app.register(
+    checkoutRoutes({
+      payments: services.payments,
+      simulator: services.simulator,
+      simulateLimit: checkoutSimulateLimit,
+    }),
+  );
   await app.register(dashboardRoutes(deps.dashboardDir === undefined ? {} : { distDir: deps.dashboardDir }));
 
   return app;

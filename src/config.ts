@@ -109,6 +109,11 @@ const envSchema = z.object({
   SVC_RATE_LIMIT_PER_KEY: nonNegativeInt.default(1200),
   /** Requests per minute per client IP; 0 turns the limit off. */
   SVC_RATE_LIMIT_PER_IP: nonNegativeInt.default(1200),
+  /**
+   * Simulations a minute from the public checkout's test banner, per client IP and per payment (each payment can be
+   * simulated there once; the rest are refused, but still cost a lookup); 0 turns the limits off.
+   */
+  SVC_CHECKOUT_SIMULATE_RATE_LIMIT: nonNegativeInt.default(10),
   SVC_TRUST_PROXY: booleanFromEnv.default(false),
   /**
    * How long a process remembers an authenticated API key; 0 asks the database on every request. Revocation is
@@ -224,6 +229,7 @@ const settingsSchema = envSchema.transform((values) => ({
   logLevel: values.LOG_LEVEL,
   rateLimitPerKey: values.SVC_RATE_LIMIT_PER_KEY,
   rateLimitPerIp: values.SVC_RATE_LIMIT_PER_IP,
+  checkoutSimulateRateLimit: values.SVC_CHECKOUT_SIMULATE_RATE_LIMIT,
   trustProxy: values.SVC_TRUST_PROXY,
   /** SVC_AUTH_CACHE_TTL_MS: how long an authenticated API key is remembered in this process. */
   authCacheTtlMs: values.SVC_AUTH_CACHE_TTL_MS,

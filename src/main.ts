@@ -10,6 +10,7 @@
  */
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import type { DataDirLock } from './db/data-dir.ts';
 import type { EngineThread } from './db/engine-thread.ts';
 
 const roles = ['serve', 'api', 'worker', 'migrate'] as const;
@@ -21,16 +22,30 @@ const usage = `Usage: svc <role>
   worker   background workers only
   migrate  apply database migrations and exit`;
 
-/**
- * The embedded data directory when it already holds a database (a restart), read from the environment exactly as
- * loadConfig reads it; otherwise undefined. On a restart the engine starts before the configuration and the rest of
- * the program even load; a first start waits for a valid configuration, so a bad one never leaves a half-made database.
- */
-function existingEmbeddedDir(env: NodeJS.ProcessEnv): string | undefined {
+/** The embedded data directory, read from the environment exactly as loadConfig reads it; undefined with a server. */
+function embeddedDir(env: NodeJS.ProcessEnv): string | undefined {
   const set = (value: string | undefined) => value !== undefined && value !== '';
   if (set(env.DATABASE_URL)) return undefined;
-  const dataDir = resolve(set(env.SVC_DATA_DIR) ? (env.SVC_DATA_DIR as string) : './data');
-  return existsSync(join(dataDir, 'pg', 'PG_VERSION')) ? dataDir : undefined;
+  return resolve(set(env.SVC_DATA_DIR) ? (env.SVC_DATA_DIR as string) : './data');
+}
+
+/**
+ * Every role that opens the embedded data directory holds its lock for as long as it runs (db/data-dir.ts): a second
+ * process on it exits at once, before it reads anything there, naming the directory and the holder's pid.
+ */
+async function lockEmbeddedDir(dir: string): Promise<DataDirLock> {
+  const { DataDirLockedError, lockDataDir } = await import('./db/data-dir.ts');
+  try {
+    const lock = lockDataDir(dir);
+    process.on('exit', () => lock.release());
+    return lock;
+  } catch (error) {
+    if (error instanceof DataDirLockedError) {
+      process.stderr.write(`svc: ${error.message}\n`);
+      process.exit(75);
+    }
+    throw error;
+  }
 }
 
 async function main(argv: string[]): Promise<void> {
@@ -45,9 +60,16 @@ async function main(argv: string[]): Promise<void> {
   }
   const role = roleArg as Role;
 
-  const earlyDir = existingEmbeddedDir(process.env);
+  const dataDir = embeddedDir(process.env);
+  const lock = dataDir === undefined ? undefined : await lockEmbeddedDir(dataDir);
+  // On a restart the engine starts before the configuration and the rest of the program even load; a first start
+  // waits for a valid configuration, so a bad one never leaves a half-made database.
+  const earlyDir =
+    dataDir !== undefined && existsSync(join(dataDir, 'pg', 'PG_VERSION')) ? dataDir : undefined;
   let engine: EngineThread | undefined =
     earlyDir === undefined ? undefined : (await import('./db/embedded.ts')).startEmbeddedEngine(earlyDir);
+  // While the engine opens on its thread. Files it creates meanwhile are private already (umask, engine-worker.mjs).
+  const tightened = lock?.tighten() ?? 0;
 
   const [{ ConfigError, loadConfig }, { createLogger }] = await Promise.all([
     import('./config.ts'),
@@ -68,7 +90,17 @@ async function main(argv: string[]): Promise<void> {
 
   const logger = createLogger(config);
   for (const notice of config.notices) logger.warn(notice);
+  if (lock !== undefined && tightened > 0) {
+    logger.warn(
+      { dir: lock.dir, tightened },
+      'the data directory was open to other users: its directories are now 0700 and its files 0600',
+    );
+  }
 
+  if (config.databaseUrl === undefined && config.dataDir !== dataDir) {
+    // Cannot happen while embeddedDir reads the environment as loadConfig does; never open a directory unlocked.
+    throw new Error(`the data directory ${config.dataDir} is not the one locked (${String(dataDir)})`);
+  }
   if (engine !== undefined && (config.databaseUrl !== undefined || config.dataDir !== earlyDir)) {
     // Cannot happen while existingEmbeddedDir reads the environment as loadConfig does; never use the wrong one.
     await engine.close().catch(() => {});

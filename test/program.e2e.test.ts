@@ -5,7 +5,17 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -78,8 +88,11 @@ interface Server {
   base: string;
   /** Everything the process wrote so far (stdout and stderr). */
   output(): string;
+  pid: number;
   /** SIGTERM, then the exit code. */
   stop(): Promise<number | null>;
+  /** SIGKILL, as a crash: no shutdown runs. */
+  kill(): Promise<void>;
 }
 
 /** Starts `svc serve` and waits for GET /readyz to answer 200. */
@@ -121,10 +134,15 @@ async function serve(env: Record<string, string>): Promise<Server> {
   }
   return {
     base,
+    pid: child.pid ?? 0,
     output: () => output,
     stop: async () => {
       child.kill('SIGTERM');
       return exited;
+    },
+    kill: async () => {
+      child.kill('SIGKILL');
+      await exited;
     },
   };
 }
@@ -285,6 +303,122 @@ describe('svc on the embedded default', () => {
       await db.close();
     }
   }, 60_000);
+});
+
+describe('the embedded data directory belongs to one process and its user', () => {
+  it('a second process on it exits at once naming the directory and the holder; a crashed holder is replaced', async () => {
+    const dataDir = tempDir();
+    const first = await serve({ SVC_DATA_DIR: dataDir });
+    const held = JSON.parse(readFileSync(join(dataDir, 'svc.lock'), 'utf8')) as { pid: number };
+    expect(held.pid).toBe(first.pid);
+    // Every role that opens the directory is refused, not only serve, and at once (before the engine opens).
+    const started = Date.now();
+    const refusals = await Promise.all(
+      ['serve', 'migrate', 'worker', 'api'].map((role) => runToExit([role], { SVC_DATA_DIR: dataDir })),
+    );
+    for (const second of refusals) {
+      expect(second.code, second.stderr).toBe(75);
+      expect(second.stderr).toContain(
+        `the data directory ${dataDir} is in use by another svc process (pid ${first.pid})`,
+      );
+    }
+    expect(Date.now() - started).toBeLessThan(20_000);
+    expect((await fetch(`${first.base}/readyz`)).status).toBe(200);
+
+    // Killed: its lock stays behind, and the next start takes it over.
+    await first.kill();
+    expect(existsSync(join(dataDir, 'svc.lock'))).toBe(true);
+    const next = await serve({ SVC_DATA_DIR: dataDir });
+    expect(JSON.parse(readFileSync(join(dataDir, 'svc.lock'), 'utf8')).pid).toBe(next.pid);
+    expect(await next.stop()).toBe(0);
+    // A clean shutdown releases it.
+    expect(existsSync(join(dataDir, 'svc.lock'))).toBe(false);
+  }, 120_000);
+
+  it('its directories are 0700 and its files 0600, also when it existed open to everyone (and the log says so)', async () => {
+    const dataDir = join(tempDir(), 'data');
+    mkdirSync(join(dataDir, 'old'), { recursive: true });
+    chmodSync(dataDir, 0o777);
+    chmodSync(join(dataDir, 'old'), 0o777);
+    writeFileSync(join(dataDir, 'old', 'notes.txt'), 'x');
+    chmodSync(join(dataDir, 'old', 'notes.txt'), 0o666);
+    const server = await serve({ SVC_DATA_DIR: dataDir });
+    expect(await server.stop()).toBe(0);
+    expect(server.output()).toMatch(/"tightened":3.*the data directory was open to other users/);
+    const loose: string[] = [];
+    const visit = (path: string) => {
+      const stat = statSync(path);
+      const mode = stat.mode & 0o777;
+      if (mode !== (stat.isDirectory() ? 0o700 : 0o600)) loose.push(`${path} ${mode.toString(8)}`);
+      if (stat.isDirectory()) for (const name of readdirSync(path)) visit(join(path, name));
+    };
+    visit(dataDir);
+    // PGlite's own files included, written by its thread after the start.
+    expect(existsSync(join(dataDir, 'pg', 'PG_VERSION'))).toBe(true);
+    expect(loose).toEqual([]);
+
+    // A database an older version left open (the engine starts early on a restart, the tightening meanwhile).
+    chmodSync(join(dataDir, 'pg'), 0o777);
+    chmodSync(join(dataDir, 'pg', 'PG_VERSION'), 0o666);
+    const again = await serve({ SVC_DATA_DIR: dataDir });
+    expect(await again.stop()).toBe(0);
+    expect(again.output()).toMatch(/"tightened":2.*the data directory was open to other users/);
+    visit(dataDir);
+    expect(loose).toEqual([]);
+  }, 60_000);
+});
+
+describe('deposit indices after a crash', () => {
+  it('a SIGKILLed process leaves at most 19 indices unused, and a payment after the gap is watched', async () => {
+    const dataDir = tempDir();
+    const env = { SVC_DATA_DIR: dataDir, SVC_SIM_BLOCK_MS: '100', SVC_SIM_CONFIRMATIONS: '1' };
+    const create = async (base: string, key: string) => {
+      const created = await call(base, 'POST', '/v1/payments', {
+        headers: { 'x-api-key': key },
+        body: { amount: '0.01', currency: 'ETH', chain: 'ethereum' },
+      });
+      expect(created.status, JSON.stringify(created.body)).toBe(201);
+      return created.body.payment_id as string;
+    };
+    const first = await serve(env);
+    const account = await onboard(first.base);
+    for (let n = 0; n < 3; n++) await create(first.base, account.testKey);
+    // As a crash: the engine in this process gets no chance to write anything more.
+    await first.kill();
+
+    const second = await serve(env);
+    const after = await create(second.base, account.testKey);
+    const simulated = await call(second.base, 'POST', `/v1/payments/${after}/simulate`, {
+      headers: { 'x-api-key': account.testKey },
+      body: { outcome: 'paid' },
+    });
+    expect(simulated.status).toBe(202);
+    // Watched: the deposit to the address after the gap is seen and the payment completes.
+    await vi.waitFor(
+      async () => {
+        const view = await call(second.base, 'GET', `/v1/payments/${after}`, {
+          headers: { 'x-api-key': account.testKey },
+        });
+        expect(view.body.status).toBe('completed');
+      },
+      { timeout: 20_000, interval: 200 },
+    );
+    expect(await second.stop()).toBe(0);
+
+    const db = await PGlite.create(join(dataDir, 'pg'));
+    try {
+      const { rows } = await db.query<{ derivation_index: number }>(
+        'select derivation_index from payments where is_test order by created_at',
+      );
+      const indices = rows.map((row) => row.derivation_index);
+      expect(indices.slice(0, 3)).toEqual([0, 1, 2]);
+      // Unused between the last payment before the crash and the first after it: at most 19 (the gap limit is 20).
+      const unused = (indices[3] ?? 0) - 2 - 1;
+      expect(unused).toBeLessThanOrEqual(19);
+    } finally {
+      await db.close();
+    }
+  }, 120_000);
 });
 
 describe('svc refuses to start on a bad configuration, naming the variable', () => {

@@ -3,8 +3,18 @@
 //
 // Plain JavaScript, so that Node loads it as it is, beside the bundle or from the sources: a thread that had to load
 // a TypeScript loader first would spend on that the head start it exists for.
+import fs from 'node:fs';
 import { parentPort, workerData } from 'node:worker_threads';
 import { PGlite } from '@electric-sql/pglite';
+
+// The engine's files are its user's alone (0600, directories 0700). The process umask (077, see db/data-dir.ts) covers
+// the files PGlite creates, but its file system layer then sets each new file's mode explicitly to what PostgreSQL
+// asked of its in-memory one (0666, as if no umask applied): so on this thread, which runs nothing but the engine, a
+// mode set never grants group or other bits. PGlite reaches the module through require('node:fs'): this very object.
+const { chmodSync, fchmodSync } = fs;
+const privateMode = (mode) => (typeof mode === 'number' ? mode & 0o700 : mode);
+fs.chmodSync = (path, mode) => chmodSync(path, privateMode(mode));
+fs.fchmodSync = (fd, mode) => fchmodSync(fd, privateMode(mode));
 
 const port = parentPort;
 if (port === null) throw new Error('engine-worker.mjs runs as a worker thread only');

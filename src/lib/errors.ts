@@ -29,6 +29,7 @@ export const errorStatus = {
   email_taken: 409,
   idempotency_conflict: 409,
   idempotency_in_progress: 409,
+  checkout_already_simulated: 409,
   payload_too_large: 413,
   uri_too_long: 414,
   unsupported_media_type: 415,

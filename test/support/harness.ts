@@ -39,6 +39,7 @@ export function testConfig(env: Record<string, string> = {}): Config {
     SVC_TEST_MNEMONIC: testMnemonic,
     SVC_RATE_LIMIT_PER_KEY: '0',
     SVC_RATE_LIMIT_PER_IP: '0',
+    SVC_CHECKOUT_SIMULATE_RATE_LIMIT: '0',
     LOG_LEVEL: 'silent',
     ...env,
   });

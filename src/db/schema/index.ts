@@ -1,7 +1,7 @@
 // Every table of the service, one file each. drizzle-kit reads this file to generate migrations.
 export * from './chain-blocks.ts';
 export * from './chain-cursors.ts';
-export * from './deposit-index-sequences.ts';
+export * from './deposit-indices.ts';
 export * from './deposits.ts';
 export * from './events.ts';
 export * from './forwards.ts';

@@ -46,6 +46,8 @@ export const payments = pgTable(
     forwardTxHash: text('forward_tx_hash'),
     /** Network fees of its forwards (its share when batched), in base units of the chain's native coin. */
     forwardFeeBaseUnits: baseUnits('forward_fee_base_units'),
+    /** When the public checkout's test banner simulated the payer: it may do so once per payment. */
+    checkoutSimulatedAt: timestamp('checkout_simulated_at', { withTimezone: true, mode: 'date' }),
     expiresAt: timestamp('expires_at', { withTimezone: true, mode: 'date' }).notNull(),
     createdAt: timestamp('created_at', { withTimezone: true, mode: 'date' }).notNull(),
     updatedAt: timestamp('updated_at', { withTimezone: true, mode: 'date' }).notNull(),

@@ -1,8 +1,8 @@
 import { type ChainId, indexSpace } from '../chains/registry.ts';
 
 /**
- * Deposit addresses ready before they are asked for: derivation indices are fetched from their sequence
- * RESERVOIR_SIZE at a time, their addresses derived as a batch (on the derivation thread when there is one), and
+ * Deposit addresses ready before they are asked for: derivation indices are taken from their counter row
+ * (db/schema/deposit-indices.ts) RESERVOIR_SIZE at a time, their addresses derived as a batch (on the derivation thread when there is one), and
  * handed out from memory; a new batch is prepared when only LOW_WATER are left, so a steady stream of creations
  * seldom waits for either. A process that dies leaves at most LOW_WATER + RESERVOIR_SIZE indices of a space unused:
  * fewer than the 20-address gap limit with which wallets restore an HD seed, so a restored wallet still finds every

@@ -222,6 +222,7 @@ export function createPaymentCreation(deps: PaymentCreationDeps) {
       forwardedAt: null,
       forwardTxHash: null,
       forwardFeeBaseUnits: null,
+      checkoutSimulatedAt: null,
       expiresAt: new Date(now.getTime() + prepared.windowSeconds * 1000),
       createdAt: now,
       updatedAt: now,
@@ -253,7 +254,7 @@ export function createPaymentCreation(deps: PaymentCreationDeps) {
       const merchantId = principal.merchantId;
       if (idempotencyKey === undefined) {
         const prepared = await prepare(merchantId, isTest, input);
-        // One statement needs no transaction: the index comes from a sequence, the row is inserted on its own, or
+        // One statement needs no transaction: the index comes from the address pool, the row is inserted on its own, or
         // with other creations that wait meanwhile, in one statement (see inserts).
         const deposit = await addresses.take(prepared.chain.id, isTest);
         const row = newPayment(merchantId, isTest, input, prepared, deposit);

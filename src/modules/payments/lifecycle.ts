@@ -129,6 +129,12 @@ export function createPaymentLifecycle(deps: PaymentLifecycleDeps) {
     /** When the next open payment's window ends (null when none is open). */
     nextExpiry: () => repo.nextExpiry(db),
 
+    /**
+     * The public checkout's one simulation of a test payment: true for the first caller, false ever after (one
+     * atomic update, so of concurrent callers exactly one gets it).
+     */
+    claimCheckoutSimulation: (row: PaymentRow, now: Date) => repo.claimCheckoutSimulation(db, row.id, now),
+
     /** Ends the window of an open payment now and settles it (test mode `simulate`, outcome `expired`). */
     async endWindow(row: PaymentRow, now: Date): Promise<void> {
       await db.transaction(async (tx) => {

@@ -8,6 +8,7 @@ import {
   gt,
   gte,
   inArray,
+  isNull,
   lt,
   lte,
   type SQL,
@@ -15,13 +16,7 @@ import {
 } from 'drizzle-orm';
 import { pgArray } from '../../db/arrays.ts';
 import { type Db, queryRows } from '../../db/client.ts';
-import {
-  type DepositIndexSpace,
-  depositIndexSequenceName,
-  depositIndexSpaces,
-  idempotencyKeys,
-  payments,
-} from '../../db/schema/index.ts';
+import { depositIndexSpaces, idempotencyKeys, LAST_DEPOSIT_INDEX, payments } from '../../db/schema/index.ts';
 import type { PaymentStatus } from './statuses.ts';
 
 export type PaymentRow = typeof payments.$inferSelect;
@@ -41,7 +36,7 @@ export interface PaymentFilter {
 const paymentColumns = getTableColumns(payments);
 const paymentKeys = Object.keys(paymentColumns) as Array<keyof PaymentRow>;
 
-/** The most payments one prepared insert takes (24 parameters each). */
+/** The most payments one prepared insert takes (25 parameters each). */
 export const MAX_INSERT_ROWS = 32;
 
 /**
@@ -108,8 +103,9 @@ export function createPaymentsRepo(db: Db) {
   let findPublicPrepared: ReturnType<typeof prepareFindPublic> | undefined;
   return {
     /**
-     * Takes the next `count` derivation indices of an index space and mode from its sequence. `nextval` holds no
-     * lock, so concurrent creations never queue behind one another's commits.
+     * Takes the next `count` derivation indices of an index space and mode from its counter row (see
+     * db/schema/deposit-indices.ts), in one statement that commits at once: call it on the database, never inside a
+     * payment's transaction, or the row stays locked until that commits.
      */
     async allocateDerivationIndices(
       db: Db,
@@ -118,14 +114,19 @@ export function createPaymentsRepo(db: Db) {
       count: number,
     ): Promise<number[]> {
       if (!(depositIndexSpaces as readonly string[]).includes(indexSpace)) {
-        throw new Error(`No derivation index sequence for index space ${indexSpace}`);
+        throw new Error(`No derivation indices for index space ${indexSpace}`);
       }
-      const name = depositIndexSequenceName(indexSpace as DepositIndexSpace, isTest);
-      const rows = await queryRows<{ index: string | number }>(
+      const rows = await queryRows<{ next_index: string | number }>(
         db,
-        sql`select nextval(${name}::regclass) as index from generate_series(1, ${count})`,
+        sql`insert into deposit_index_next (index_space, is_test, next_index) values (${indexSpace}, ${isTest}, ${count})
+          on conflict (index_space, is_test) do update set next_index = deposit_index_next.next_index + excluded.next_index
+          returning next_index`,
       );
-      return rows.map((row) => Number(row.index));
+      const next = Number(rows[0]?.next_index);
+      if (!Number.isSafeInteger(next) || next - 1 > LAST_DEPOSIT_INDEX) {
+        throw new Error(`The derivation indices of ${indexSpace} (${isTest ? 'test' : 'live'}) are used up`);
+      }
+      return Array.from({ length: count }, (_, n) => next - count + n);
     },
 
     /** Inserts a payment on `tx`, an open transaction. */
@@ -346,6 +347,16 @@ export function createPaymentsRepo(db: Db) {
         .orderBy(asc(payments.expiresAt))
         .limit(1);
       return row?.expiresAt ?? null;
+    },
+
+    /** Marks a test payment as simulated from its checkout, unless it already was: true when this call marked it. */
+    async claimCheckoutSimulation(db: Db, id: string, now: Date): Promise<boolean> {
+      const marked = await db
+        .update(payments)
+        .set({ checkoutSimulatedAt: now })
+        .where(and(eq(payments.id, id), eq(payments.isTest, true), isNull(payments.checkoutSimulatedAt)))
+        .returning({ id: payments.id });
+      return marked.length === 1;
     },
 
     /** Ends a payment's window now (test mode `simulate` with outcome `expired`). */

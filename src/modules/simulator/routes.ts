@@ -10,7 +10,11 @@ import {
   simulateResultSchema,
 } from '../payments/schemas.ts';
 
-export function simulatorRoutes({ services, requireAuth }: RouteContext): FastifyPluginAsyncZod {
+export function simulatorRoutes({
+  services,
+  requireAuth,
+  checkoutSimulateLimit,
+}: RouteContext): FastifyPluginAsyncZod {
   return async (app) => {
     app.post(
       '/payments/:id/simulate',
@@ -39,13 +43,17 @@ export function simulatorRoutes({ services, requireAuth }: RouteContext): Fastif
     app.post(
       '/payments/checkout/:payment_id/simulate',
       {
+        preHandler: checkoutSimulateLimit,
         schema: {
           tags: ['Checkout'],
           summary: 'TEST MODE: simulate the payer from the hosted checkout (no key)',
           description:
             'Public like the checkout view, and for test-mode payments only: a live payment is refused with ' +
             '`not_test_mode`. Same outcomes as `POST /payments/{id}/simulate` (without `amount_native`); the answer ' +
-            'holds the public checkout view, never merchant data. Rate-limited per IP like every public route.',
+            'holds the public checkout view, never merchant data. A payment can be simulated here once: a second ' +
+            'attempt is refused with `409 checkout_already_simulated` (the keyed simulate has no such limit). ' +
+            'Rate-limited per IP like every public route, and besides per IP and per payment ' +
+            '(SVC_CHECKOUT_SIMULATE_RATE_LIMIT a minute, `429 rate_limited`).',
           params: checkoutParamsSchema,
           body: checkoutSimulateSchema,
           response: { 202: checkoutSimulateResultSchema },

@@ -19,7 +19,13 @@ export interface SimulatorDeps {
   clock: Clock;
   payments: Pick<
     PaymentsService,
-    'findRow' | 'findPublicRow' | 'endWindow' | 'toView' | 'tolerancesOf' | 'checkoutView'
+    | 'findRow'
+    | 'findPublicRow'
+    | 'endWindow'
+    | 'toView'
+    | 'tolerancesOf'
+    | 'checkoutView'
+    | 'claimCheckoutSimulation'
   >;
   adapters: ChainAdapters;
 }
@@ -38,6 +44,8 @@ export function createSimulatorService({ db, clock, payments, adapters }: Simula
     row: PaymentRow,
     input: SimulatePaymentInput,
     param: string,
+    /** Runs once the request is found valid, right before the simulation acts; throws to stop it. */
+    beforeActing: () => Promise<void> = async () => {},
   ): Promise<SimulatedDeposit> {
     if (!row.isTest) {
       throw new AppError(
@@ -68,6 +76,7 @@ export function createSimulatorService({ db, clock, payments, adapters }: Simula
           param: 'amount_native',
         });
       }
+      await beforeActing();
       await payments.endWindow(row, clock.now());
       return null;
     }
@@ -114,6 +123,7 @@ export function createSimulatorService({ db, clock, payments, adapters }: Simula
         amount = due + tolerance.over + atLeast1(expected / 10n);
       }
     }
+    await beforeActing();
     const sent = await sim.sendDeposit({ to: row.address, asset: row.asset, amount });
     return {
       tx_hash: sent.txHash,
@@ -139,14 +149,25 @@ export function createSimulatorService({ db, clock, payments, adapters }: Simula
 
     /**
      * TEST MODE ONLY, no key: the hosted checkout's test banner. Answers with the public checkout view only, so no
-     * merchant data (order id, metadata) leaves through it. A live payment is refused with `not_test_mode`.
+     * merchant data (order id, metadata) leaves through it. A live payment is refused with `not_test_mode`. Anyone
+     * with the link may call it, so it simulates one payer per payment: a second simulation is refused with
+     * `checkout_already_simulated` (the merchant's keyed simulate has no such limit).
      */
     async simulateCheckout(
       paymentId: string,
       input: CheckoutSimulateInput,
     ): Promise<CheckoutSimulateResultView> {
       const row = await payments.findPublicRow(paymentId);
-      const deposit = await simulateRow(row, { outcome: input.outcome }, 'payment_id');
+      const deposit = await simulateRow(row, { outcome: input.outcome }, 'payment_id', async () => {
+        if (!(await payments.claimCheckoutSimulation(row, clock.now()))) {
+          throw new AppError(
+            'checkout_already_simulated',
+            'This test payment was already simulated from its checkout; the merchant can simulate more with its ' +
+              'API key (POST /v1/payments/{id}/simulate).',
+            { param: 'payment_id' },
+          );
+        }
+      });
       return {
         outcome: input.outcome,
         deposit,

@@ -238,3 +238,93 @@ describe('POST /pay/{payment_id}/simulate (the test banner without JavaScript)',
     expect(unknown.body).not.toContain('<b>');
   });
 });
+
+describe('the public simulate: one simulated payer per checkout, rate limited', () => {
+  let limited: TestApp;
+  let merchant: Merchant;
+  beforeAll(async () => {
+    limited = await createTestApp({ env: { SVC_CHECKOUT_SIMULATE_RATE_LIMIT: '3' } });
+    merchant = await createMerchant(limited.app);
+  });
+  afterAll(() => limited.close());
+
+  async function testPayment(): Promise<string> {
+    const created = await limited.app.inject({
+      method: 'POST',
+      url: '/v1/payments',
+      headers: apiKey(merchant.testKey),
+      payload: { amount: '25.00', currency: 'USD', chain: 'ethereum' },
+    });
+    expect(created.statusCode, created.body).toBe(201);
+    return (created.json() as { payment_id: string }).payment_id;
+  }
+  const simulate = (id: string, outcome: string, remoteAddress: string) =>
+    limited.app.inject({
+      method: 'POST',
+      url: `/v1/payments/checkout/${id}/simulate`,
+      payload: { outcome },
+      remoteAddress,
+    });
+
+  it('simulates a payment once; a second attempt, concurrent or later, is refused with 409', async () => {
+    const id = await testPayment();
+    const answers = await Promise.all([
+      simulate(id, 'paid', '10.0.0.1'),
+      simulate(id, 'overpaid', '10.0.0.2'),
+    ]);
+    // Exactly one simulated payer (one deposit sent); the other is refused.
+    expect(answers.map((answer) => answer.statusCode).sort()).toEqual([202, 409]);
+    const refused = answers.find((answer) => answer.statusCode === 409);
+    expect(refused?.json().error).toMatchObject({ code: 'checkout_already_simulated', param: 'payment_id' });
+    // The form behind the banner is refused in words on the page, with the same status.
+    const form = await limited.app.inject({
+      method: 'POST',
+      url: `/pay/${id}/simulate`,
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      payload: 'outcome=paid',
+      remoteAddress: '10.0.0.4',
+    });
+    expect(form.statusCode).toBe(409);
+    expect(form.body).toContain('already simulated');
+    // The merchant's keyed simulate keeps its behaviour: as many as it likes.
+    for (const outcome of ['underpaid', 'underpaid']) {
+      const keyed = await limited.app.inject({
+        method: 'POST',
+        url: `/v1/payments/${id}/simulate`,
+        headers: apiKey(merchant.testKey),
+        payload: { outcome },
+      });
+      expect(keyed.statusCode, keyed.body).toBe(202);
+    }
+  });
+
+  it('a refused request (live, bad state) does not use the one simulation up', async () => {
+    const id = await testPayment();
+    const keyedExpire = await limited.app.inject({
+      method: 'POST',
+      url: `/v1/payments/${id}/simulate`,
+      headers: apiKey(merchant.testKey),
+      payload: { outcome: 'expired' },
+    });
+    expect(keyedExpire.statusCode, keyedExpire.body).toBe(202);
+    const refused = await simulate(id, 'expired', '10.0.1.1');
+    expect(refused.json().error.code).toBe('invalid_state');
+  });
+
+  it('limits simulations per IP and per payment, with 429 and Retry-After', async () => {
+    // Per IP: three a minute from one address, whatever the payment.
+    const ids = await Promise.all([1, 2, 3, 4].map(() => testPayment()));
+    const fromOne = [];
+    for (const id of ids) fromOne.push(await simulate(id, 'paid', '10.0.2.1'));
+    expect(fromOne.map((answer) => answer.statusCode)).toEqual([202, 202, 202, 429]);
+    expect(fromOne[3]?.json().error.code).toBe('rate_limited');
+    expect(fromOne[3]?.headers['retry-after']).toBeDefined();
+
+    // Per payment: three a minute at one payment, from however many addresses (the later ones 409 first, then 429).
+    const target = await testPayment();
+    const statuses = [];
+    for (const ip of ['10.0.3.1', '10.0.3.2', '10.0.3.3', '10.0.3.4'])
+      statuses.push((await simulate(target, 'paid', ip)).statusCode);
+    expect(statuses).toEqual([202, 409, 409, 429]);
+  });
+});

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { RateLimitCheck } from '../../http/rate-limit.ts';
 import { AppError } from '../../lib/errors.ts';
 import { uuidPattern } from '../../lib/ids.ts';
 import { simulateOutcomes } from '../../modules/payments/schemas.ts';
@@ -52,6 +53,8 @@ type SimulatorForCheckout = Pick<Services['simulator'], 'simulateCheckout'>;
 export function checkoutRoutes(deps: {
   payments: PaymentsForCheckout;
   simulator: SimulatorForCheckout;
+  /** The limits of the public simulate (per IP and per payment), shared with its JSON route. */
+  simulateLimit?: RateLimitCheck;
   now?: () => Date;
 }) {
   const css = loadAsset('checkout.css', 'css', 'text/css; charset=utf-8');
@@ -127,6 +130,7 @@ export function checkoutRoutes(deps: {
           return sendPage(reply, id, { kind: 'error', text: 'Choose one of the simulation buttons.' }, 400);
         }
         try {
+          await deps.simulateLimit?.(request, reply);
           await deps.simulator.simulateCheckout(id.toLowerCase(), { outcome: known });
         } catch (error) {
           if (error instanceof AppError && error.code !== 'not_found') {

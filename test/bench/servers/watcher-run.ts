@@ -123,6 +123,7 @@ async function main(): Promise<void> {
       forwardedAt: null,
       forwardTxHash: null,
       forwardFeeBaseUnits: null,
+      checkoutSimulatedAt: null,
       expiresAt: new Date(now.getTime() + 7200_000),
       createdAt: now,
       updatedAt: now,

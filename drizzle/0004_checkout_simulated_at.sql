@@ -1,0 +1,1 @@
+ALTER TABLE "payments" ADD COLUMN "checkout_simulated_at" timestamp with time zone;

@@ -1,0 +1,203 @@
+import {
+  chmodSync,
+  closeSync,
+  linkSync,
+  lstatSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  rmdirSync,
+  unlinkSync,
+  writeSync,
+} from 'node:fs';
+import { join } from 'node:path';
+
+/**
+ * The embedded data directory is one process's and its user's alone. Two processes on one PGlite directory each run
+ * their own PostgreSQL over the same files: both hand out the same deposit indices and overwrite each other's pages,
+ * and acknowledged payments are lost. And the directory holds the secrets and every merchant's data, so no other user
+ * of the machine may read or change it.
+ */
+
+export const LOCK_FILE = 'svc.lock';
+
+/** Who holds a lock: the pid, and when that process started (so a reused pid is not mistaken for the holder). */
+interface Holder {
+  pid: number;
+  /** Start time of the process in clock ticks since boot (/proc/<pid>/stat field 22); null where /proc is absent. */
+  start: string | null;
+}
+
+export class DataDirLockedError extends Error {
+  constructor(
+    readonly dir: string,
+    readonly pid: number,
+  ) {
+    super(
+      `the data directory ${dir} is in use by another svc process (pid ${pid}); stop that process first, or give ` +
+        'this one another SVC_DATA_DIR',
+    );
+    this.name = 'DataDirLockedError';
+  }
+}
+
+function processStart(pid: number): string | null {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // The command name (field 2) may hold spaces and parentheses: count the fields after its closing parenthesis.
+    return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19] ?? null;
+  } catch {
+    return null;
+  }
+}
+
+function isAlive(holder: Holder): boolean {
+  try {
+    process.kill(holder.pid, 0);
+  } catch (error) {
+    // EPERM: it exists, it is another user's.
+    if ((error as NodeJS.ErrnoException).code !== 'EPERM') return false;
+  }
+  if (holder.start === null) return true;
+  const start = processStart(holder.pid);
+  // Where /proc says nothing of it, the pid alone decides; a different start time is a reused pid.
+  return start === null || start === holder.start;
+}
+
+function readHolder(path: string): { holder: Holder; text: string } | undefined {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw error;
+  }
+  try {
+    const parsed = JSON.parse(text) as { pid?: unknown; start?: unknown };
+    if (typeof parsed.pid === 'number' && Number.isInteger(parsed.pid) && parsed.pid > 0) {
+      return {
+        holder: { pid: parsed.pid, start: typeof parsed.start === 'string' ? parsed.start : null },
+        text,
+      };
+    }
+  } catch {
+    // Not a lock this program wrote (locks are complete from their first moment): it holds nothing.
+  }
+  return { holder: { pid: 0, start: null }, text };
+}
+
+/**
+ * Creates `path` holding `text` only if it does not exist; true when this call created it. The text is written to a
+ * file of this process first and linked into place, so no one ever reads a lock that is there but still empty.
+ */
+function createExclusive(path: string, text: string): boolean {
+  const own = `${path}.${process.pid}.tmp`;
+  const fd = openSync(own, 'w', 0o600);
+  try {
+    writeSync(fd, text);
+  } finally {
+    closeSync(fd);
+  }
+  try {
+    linkSync(own, path);
+    return true;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false;
+    throw error;
+  } finally {
+    unlinkSync(own);
+  }
+}
+
+/**
+ * Takes `path` as an exclusive lock holding `text`, or throws DataDirLockedError naming its living holder.
+ *
+ * A lock left by a dead process is taken over; the takeover itself is guarded by a claim file named after that dead
+ * holder (`<path>.takeover-<pid>-<start>`), created exclusively, so of several processes that find the same stale lock
+ * exactly one removes it: the others find the claim held, or, once it is released, a lock that is no longer the stale
+ * one. A claim left by a process killed during its takeover is itself a stale lock, taken over the same way.
+ */
+function acquire(dir: string, path: string, text: string): void {
+  for (let attempt = 0; attempt < 10; attempt++) {
+    if (createExclusive(path, text)) return;
+    const found = readHolder(path);
+    if (found === undefined) continue;
+    if (found.holder.pid !== 0 && isAlive(found.holder)) throw new DataDirLockedError(dir, found.holder.pid);
+    const claim = `${path}.takeover-${found.holder.pid}-${found.holder.start ?? 'x'}`;
+    acquire(dir, claim, text);
+    try {
+      // Still the stale lock we saw? Another process may have taken it over and released its claim meanwhile.
+      if (readHolder(path)?.text === found.text) unlinkSync(path);
+    } finally {
+      unlinkSync(claim);
+    }
+  }
+  throw new Error(`could not take the lock ${path}: it keeps changing`);
+}
+
+/** Tightens group and other bits off everything under `dir` (symlinks are left alone); how many it changed. */
+function tightenModes(dir: string): number {
+  let fixed = 0;
+  const visit = (path: string, isDir: boolean) => {
+    const mode = lstatSync(path).mode & 0o777;
+    const wanted = isDir ? 0o700 : 0o600;
+    if ((mode & 0o077) !== 0 || (mode & wanted) !== wanted) {
+      chmodSync(path, wanted);
+      fixed++;
+    }
+    if (!isDir) return;
+    for (const entry of readdirSync(path, { withFileTypes: true })) {
+      if (entry.isDirectory()) visit(join(path, entry.name), true);
+      else if (entry.isFile()) visit(join(path, entry.name), false);
+    }
+  };
+  visit(dir, true);
+  return fixed;
+}
+
+export interface DataDirLock {
+  dir: string;
+  /**
+   * Tightens whatever an older version or a copy left looser than 0700/0600; how many entries it changed. Apart from
+   * taking the lock since it reads every entry (some 10 ms for a thousand files), so that the engine can open meanwhile.
+   */
+  tighten(): number;
+  /** Removes the lock (and the directory, if this start made it and nothing else was written there). */
+  release(): void;
+}
+
+/**
+ * Opens the embedded data directory for this process: every file it and the engine thread create from now on is
+ * private to the user (umask 077: it is process-wide, and no other file the program writes is meant for others), the
+ * directory exists with mode 0700, and this process holds its lock. Throws DataDirLockedError while another living
+ * process holds it.
+ */
+export function lockDataDir(dir: string): DataDirLock {
+  process.umask(0o077);
+  let created: string | undefined;
+  try {
+    created = mkdirSync(dir, { recursive: true, mode: 0o700 });
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+  }
+  const path = join(dir, LOCK_FILE);
+  const text = `${JSON.stringify({ pid: process.pid, start: processStart(process.pid) })}\n`;
+  acquire(dir, path, text);
+  let released = false;
+  return {
+    dir,
+    tighten: () => tightenModes(dir),
+    release() {
+      if (released) return;
+      released = true;
+      try {
+        if (readFileSync(path, 'utf8') === text) unlinkSync(path);
+        // A first start that stopped before writing anything (a bad configuration) leaves no directory behind.
+        if (created !== undefined && readdirSync(dir).length === 0) rmdirSync(dir);
+      } catch {
+        // Already gone, or not ours: nothing to release.
+      }
+    },
+  };
+}
