@@ -58,6 +58,8 @@ const claim = (token: string, overrides: Partial<Parameters<typeof deliveriesRep
     limit: 100,
     perEndpoint: 100,
     skipEndpoints: [],
+    perMerchant: 100,
+    merchantLoad: new Map(),
     maxAttempts: MAX_ATTEMPTS,
     ...overrides,
   });

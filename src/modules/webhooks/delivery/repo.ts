@@ -6,6 +6,7 @@ export interface ClaimedDelivery {
   id: string;
   eventId: string;
   endpointId: string;
+  merchantId: string;
   isTest: boolean;
   /** `pending` when it is to be sent now; `canceled` or `failed` when the claim closed it instead. */
   status: string;
@@ -48,6 +49,7 @@ interface ClaimRow {
   id: string;
   event_id: string;
   endpoint_id: string;
+  merchant_id: string;
   is_test: boolean;
   status: string;
   attempt_count: number;
@@ -84,8 +86,11 @@ export const deliveriesRepo = {
   },
 
   /**
-   * Claims up to `limit` due deliveries under a fresh lease, at most `perEndpoint` of any one endpoint and none of
-   * the `skipEndpoints` (already busy in this worker). `FOR UPDATE SKIP LOCKED` lets any number of workers claim
+   * Claims up to `limit` due deliveries under a fresh lease, at most `perEndpoint` of any one endpoint, none of the
+   * `skipEndpoints` (already busy in this worker), and per merchant at most what `merchantRoom` leaves it (its cap
+   * less what this worker holds for it; merchants with no room left are not scanned at all). Merchants take turns:
+   * the claim takes every merchant's oldest due delivery, then every merchant's second, and so on, so one merchant's
+   * backlog cannot fill the batch ahead of another's fresh event. `FOR UPDATE SKIP LOCKED` lets any number of workers claim
    * at once without waiting for or double-claiming each other's rows; the claim moves `next_attempt_at` to the end
    * of the lease, so if this worker dies the rows come due again then. Deliveries of an endpoint that was disabled
    * or deleted are closed as `canceled` instead, and ones that already used every attempt (their last worker died
@@ -100,33 +105,49 @@ export const deliveriesRepo = {
       limit: number;
       perEndpoint: number;
       skipEndpoints: string[];
+      /** Deliveries any one merchant may have claimed by this worker at once. */
+      perMerchant: number;
+      /** What this worker already holds per merchant (claimed, not yet finished); merchants absent hold none. */
+      merchantLoad: ReadonlyMap<string, number>;
       maxAttempts: number;
     },
   ): Promise<ClaimedDelivery[]> {
-    const skip =
+    const skipEndpoints =
       input.skipEndpoints.length === 0
         ? sql``
         : sql`and d.endpoint_id not in (select jsonb_array_elements_text(${JSON.stringify(input.skipEndpoints)}::jsonb))`;
+    const full = [...input.merchantLoad].filter(([, held]) => held >= input.perMerchant).map(([id]) => id);
+    const skipMerchants =
+      full.length === 0
+        ? sql``
+        : sql`and d.merchant_id not in (select jsonb_array_elements_text(${JSON.stringify(full)}::jsonb))`;
+    const held = Object.fromEntries(input.merchantLoad);
     const now = iso(input.now);
     const rows = await queryRows<ClaimRow>(
       db,
       sql`
       with due as (
-        select d.id, d.endpoint_id, d.next_attempt_at, d.lease_token
+        select d.id, d.endpoint_id, d.merchant_id, d.next_attempt_at, d.lease_token
         from webhook_deliveries d
-        where d.status = 'pending' and d.next_attempt_at <= ${now}::timestamptz ${skip}
+        where d.status = 'pending' and d.next_attempt_at <= ${now}::timestamptz ${skipEndpoints} ${skipMerchants}
         order by d.next_attempt_at
         limit ${input.limit * 4}
         for update skip locked
       ),
+      ranked as (
+        select due.*, row_number() over (partition by endpoint_id order by next_attempt_at, id) as endpoint_rank
+        from due
+      ),
+      turns as (
+        select ranked.*, row_number() over (partition by merchant_id order by next_attempt_at, id) as turn
+        from ranked
+        where endpoint_rank <= ${input.perEndpoint}
+      ),
       picked as (
         select id, next_attempt_at, lease_token
-        from (
-          select due.*, row_number() over (partition by endpoint_id order by next_attempt_at, id) as rank
-          from due
-        ) ranked
-        where rank <= ${input.perEndpoint}
-        order by next_attempt_at
+        from turns
+        where turn <= ${input.perMerchant} - coalesce((${JSON.stringify(held)}::jsonb ->> merchant_id)::int, 0)
+        order by turn, next_attempt_at
         limit ${input.limit}
       )
       update webhook_deliveries d set
@@ -154,7 +175,7 @@ export const deliveriesRepo = {
         updated_at = ${now}::timestamptz
       from picked, webhook_endpoints e, events ev
       where d.id = picked.id and e.id = d.endpoint_id and ev.id = d.event_id
-      returning d.id, d.event_id, d.endpoint_id, d.is_test, d.status, d.attempt_count,
+      returning d.id, d.event_id, d.endpoint_id, d.merchant_id, d.is_test, d.status, d.attempt_count,
         picked.lease_token as lost_token, picked.next_attempt_at as lost_lease_until,
         e.url, e.secret_sealed, e.previous_secret_sealed, e.previous_secret_expires_at, ev.body`,
     );
@@ -162,6 +183,7 @@ export const deliveriesRepo = {
       id: row.id,
       eventId: row.event_id,
       endpointId: row.endpoint_id,
+      merchantId: row.merchant_id,
       isTest: row.is_test,
       status: row.status,
       attempt: Number(row.attempt_count),
