@@ -168,6 +168,8 @@ const envSchema = z.object({
   SVC_WEBHOOK_ENDPOINT_CONCURRENCY: positiveInt.max(1000).default(10),
   /** Deliveries one worker process sends at once (or holds claimed) for any single merchant, all its endpoints. */
   SVC_WEBHOOK_MERCHANT_CONCURRENCY: positiveInt.max(10_000).default(20),
+  /** Failed attempts in a row after which an endpoint's breaker trips (one probe at a time, growing back-off). */
+  SVC_WEBHOOK_BREAKER_FAILURES: positiveInt.max(1_000_000).default(10),
   /** Webhook endpoints a merchant may have in each mode (deleted ones do not count). */
   SVC_WEBHOOK_MAX_ENDPOINTS: positiveInt.max(10_000).default(16),
   /**
@@ -262,6 +264,7 @@ const settingsSchema = envSchema.transform((values) => ({
   webhookEndpointConcurrency: values.SVC_WEBHOOK_ENDPOINT_CONCURRENCY,
   webhookMerchantConcurrency: values.SVC_WEBHOOK_MERCHANT_CONCURRENCY,
   webhookMaxEndpoints: values.SVC_WEBHOOK_MAX_ENDPOINTS,
+  webhookBreakerFailures: values.SVC_WEBHOOK_BREAKER_FAILURES,
   /** Operators by email or `@domain`, lower case (SVC_OPERATOR_EMAILS); the first account is one regardless. */
   operatorEmails: values.SVC_OPERATOR_EMAILS,
   /** Test mode: block interval of the simulated chains (SVC_SIM_BLOCK_MS). */

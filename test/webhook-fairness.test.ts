@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { systemClock } from '../src/lib/clock.ts';
+import { BREAKER_FIRST_PROBE_MS } from '../src/modules/webhooks/delivery/repo.ts';
 import {
   createConfiguredDeliveryWorker,
   type DeliveryWorker,
@@ -25,10 +26,11 @@ beforeAll(async () => {
     env: {
       SVC_ALLOW_PRIVATE_WEBHOOK_TARGETS: 'true',
       SVC_WEBHOOK_TIMEOUT_MS: String(TIMEOUT_MS),
-      SVC_WEBHOOK_RETRY_SCHEDULE: '1h,1h,1h,1h',
+      SVC_WEBHOOK_RETRY_SCHEDULE: '100ms,100ms,100ms,100ms',
       SVC_WEBHOOK_CONCURRENCY: '12',
       SVC_WEBHOOK_ENDPOINT_CONCURRENCY: '4',
       SVC_WEBHOOK_MERCHANT_CONCURRENCY: '4',
+      SVC_WEBHOOK_BREAKER_FAILURES: '3',
     },
   });
   worker = createConfiguredDeliveryWorker({
@@ -50,7 +52,7 @@ afterAll(async () => {
   await drop?.();
 });
 
-async function endpoint(m: Merchant, url: string): Promise<void> {
+async function endpoint(m: Merchant, url: string): Promise<string> {
   const response = await t.app.inject({
     method: 'POST',
     url: '/v1/webhooks',
@@ -58,6 +60,7 @@ async function endpoint(m: Merchant, url: string): Promise<void> {
     payload: { url },
   });
   expect(response.statusCode, response.body).toBe(201);
+  return response.json().id as string;
 }
 
 let serial = 0;
@@ -115,5 +118,57 @@ describe('fair delivery across merchants', () => {
     expect(Math.max(...latencies), JSON.stringify(latencies)).toBeLessThan(1000);
     // A never had more than its cap in flight, although 4 endpoints x 4 each would have allowed 16.
     expect(hangingRequests()).toBe(4);
+  });
+});
+
+describe('circuit breaker', () => {
+  it('trips after 3 failures in a row, then sends one probe at a time until one succeeds', async () => {
+    const m = await createMerchant(t.app);
+    let failing = true;
+    const flaky = await startReceiver(() => (failing ? { status: 503, body: 'down' } : { status: 200 }));
+    receivers.push(flaky);
+    const id = await endpoint(m, flaky.url);
+    const view = async () =>
+      (await t.app.inject({ method: 'GET', url: `/v1/webhooks/${id}`, headers: apiKey(m.testKey) })).json();
+
+    for (let index = 0; index < 6; index += 1) await emit(m.merchantId);
+    const tripped = await waitFor(
+      'the breaker to trip',
+      async () => {
+        const current = await view();
+        return current.tripped_at === null ? undefined : current;
+      },
+      5000,
+    );
+    expect(tripped.consecutive_failures).toBeGreaterThanOrEqual(3);
+    // Open: the retries (100 ms apart) wait for the probe instead of hammering the endpoint.
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    const whileOpen = flaky.requests.length;
+    await new Promise((resolve) => setTimeout(resolve, BREAKER_FIRST_PROBE_MS / 2));
+    expect(flaky.requests.length).toBe(whileOpen);
+
+    failing = false;
+    // The probe succeeds, the breaker closes, and every delivery arrives.
+    await waitFor(
+      'the breaker to close',
+      async () => (await view()).tripped_at === null,
+      BREAKER_FIRST_PROBE_MS * 3,
+    );
+    const deliveries = async () =>
+      (
+        await t.app.inject({
+          method: 'GET',
+          url: `/v1/webhooks/${id}/deliveries`,
+          headers: apiKey(m.testKey),
+        })
+      ).json().data as Array<{ status: string }>;
+    await waitFor(
+      'every delivery to succeed',
+      async () => (await deliveries()).every((d) => d.status === 'succeeded'),
+      5000,
+    );
+    expect(await view()).toMatchObject({ consecutive_failures: 0, tripped_at: null });
+    // At most the 3 attempts that tripped it plus the ones already in flight, then probes one at a time.
+    expect(flaky.maxOpen).toBeLessThanOrEqual(6);
   });
 });

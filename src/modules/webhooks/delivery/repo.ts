@@ -10,6 +10,8 @@ export interface ClaimedDelivery {
   isTest: boolean;
   /** `pending` when it is to be sent now; `canceled` or `failed` when the claim closed it instead. */
   status: string;
+  /** Not claimed after all: its endpoint's breaker is open, and the delivery waits for the endpoint's next probe. */
+  deferred: boolean;
   /** The number of this attempt (1-based). */
   attempt: number;
   /** The lease token of a previous claim whose worker never reported back, if any. */
@@ -52,6 +54,7 @@ interface ClaimRow {
   merchant_id: string;
   is_test: boolean;
   status: string;
+  deferred: boolean;
   attempt_count: number;
   lost_token: string | null;
   lost_lease_until: string | Date | null;
@@ -66,6 +69,10 @@ const toDate = (value: string | Date | null): Date | null =>
   value === null ? null : value instanceof Date ? value : new Date(value);
 
 const iso = (date: Date) => date.toISOString();
+
+/** The wait before a tripped endpoint's first probe; each failed probe doubles it, up to the maximum. */
+export const BREAKER_FIRST_PROBE_MS = 5000;
+const BREAKER_MAX_PROBE_MS = 10 * 60 * 1000;
 
 /** The SQL of the delivery worker: claim with a lease, record outcomes, give back unstarted claims. */
 export const deliveriesRepo = {
@@ -122,6 +129,12 @@ export const deliveriesRepo = {
         ? sql``
         : sql`and d.merchant_id not in (select jsonb_array_elements_text(${JSON.stringify(full)}::jsonb))`;
     const held = Object.fromEntries(input.merchantLoad);
+    const leaseUntil = iso(input.leaseUntil);
+    // The endpoint's breaker is open: only its first picked delivery, and only when its probe is due, goes out.
+    const deferred = sql`(e.enabled and e.deleted_at is null and e.tripped_at is not null
+      and (e.next_probe_at > ${iso(input.now)}::timestamptz or picked.endpoint_rank > 1))`;
+    const send = sql`(e.enabled and e.deleted_at is null and d.attempt_count < ${input.maxAttempts}
+      and not ${deferred})`;
     const now = iso(input.now);
     const rows = await queryRows<ClaimRow>(
       db,
@@ -144,31 +157,37 @@ export const deliveriesRepo = {
         where endpoint_rank <= ${input.perEndpoint}
       ),
       picked as (
-        select id, next_attempt_at, lease_token
+        select id, endpoint_id, next_attempt_at, lease_token, endpoint_rank
         from turns
         where turn <= ${input.perMerchant} - coalesce((${JSON.stringify(held)}::jsonb ->> merchant_id)::int, 0)
         order by turn, next_attempt_at
         limit ${input.limit}
+      ),
+      probing as (
+        -- A tripped endpoint whose probe is due: its first picked delivery is the probe, and no other probe may
+        -- start until this one's lease ends or its outcome sets the next time.
+        update webhook_endpoints e set next_probe_at = ${leaseUntil}::timestamptz
+        from picked
+        where e.id = picked.endpoint_id and picked.endpoint_rank = 1 and e.tripped_at is not null
+          and e.next_probe_at <= ${now}::timestamptz
+        returning e.id
       )
       update webhook_deliveries d set
         status = case
           when not (e.enabled and e.deleted_at is null) then 'canceled'
+          when ${deferred} then 'pending'
           when d.attempt_count >= ${input.maxAttempts} then 'failed'
           else 'pending' end,
-        attempt_count = case
-          when e.enabled and e.deleted_at is null and d.attempt_count < ${input.maxAttempts}
-          then d.attempt_count + 1 else d.attempt_count end,
-        lease_token = case
-          when e.enabled and e.deleted_at is null and d.attempt_count < ${input.maxAttempts}
-          then ${input.token} else null end,
+        attempt_count = case when ${send} then d.attempt_count + 1 else d.attempt_count end,
+        lease_token = case when ${send} then ${input.token} when ${deferred} then d.lease_token else null end,
         next_attempt_at = case
-          when e.enabled and e.deleted_at is null and d.attempt_count < ${input.maxAttempts}
-          then ${iso(input.leaseUntil)}::timestamptz else d.next_attempt_at end,
-        completed_at = case
-          when e.enabled and e.deleted_at is null and d.attempt_count < ${input.maxAttempts}
-          then null else ${now}::timestamptz end,
+          when ${send} then ${leaseUntil}::timestamptz
+          when ${deferred} then greatest(e.next_probe_at, ${now}::timestamptz + interval '1 second')
+          else d.next_attempt_at end,
+        completed_at = case when ${send} or ${deferred} then null else ${now}::timestamptz end,
         last_error = case
           when not (e.enabled and e.deleted_at is null) then 'The endpoint was disabled or deleted.'
+          when ${deferred} then d.last_error
           when d.attempt_count >= ${input.maxAttempts}
           then 'The worker sending the last attempt stopped before it finished.'
           else d.last_error end,
@@ -176,6 +195,7 @@ export const deliveriesRepo = {
       from picked, webhook_endpoints e, events ev
       where d.id = picked.id and e.id = d.endpoint_id and ev.id = d.event_id
       returning d.id, d.event_id, d.endpoint_id, d.merchant_id, d.is_test, d.status, d.attempt_count,
+        (${deferred}) as deferred,
         picked.lease_token as lost_token, picked.next_attempt_at as lost_lease_until,
         e.url, e.secret_sealed, e.previous_secret_sealed, e.previous_secret_expires_at, ev.body`,
     );
@@ -186,6 +206,7 @@ export const deliveriesRepo = {
       merchantId: row.merchant_id,
       isTest: row.is_test,
       status: row.status,
+      deferred: row.deferred,
       attempt: Number(row.attempt_count),
       lostToken: row.lost_token,
       lostLeaseUntil: row.lost_token === null ? null : toDate(row.lost_lease_until),
@@ -200,8 +221,20 @@ export const deliveriesRepo = {
   /**
    * Writes attempts and outcomes in one statement. An outcome changes its delivery only while the delivery still
    * carries the lease it was sent under, so a worker that lost its lease cannot overwrite a newer claim.
+   *
+   * The same statement keeps each endpoint's circuit breaker: a success resets its count of failures in a row (and
+   * closes a tripped breaker); failures add to it, and at `breakerFailures` the breaker trips: from then on one
+   * probe at a time is sent, the first `BREAKER_FIRST_PROBE_MS` later, then after as long again as the breaker has
+   * been open (so the waits double: 5 s, 10 s, 20 s, …, at most `BREAKER_MAX_PROBE_MS`). Endpoints that only
+   * succeed are not written.
    */
-  async record(db: Db, attempts: AttemptRecord[], outcomes: DeliveryOutcome[]): Promise<void> {
+  async record(
+    db: Db,
+    attempts: AttemptRecord[],
+    outcomes: DeliveryOutcome[],
+    breakerFailures = Number.POSITIVE_INFINITY,
+  ): Promise<void> {
+    const threshold = Number.isFinite(breakerFailures) ? breakerFailures : 2_000_000_000;
     const attemptJson = JSON.stringify(
       attempts.map((a) => ({
         id: a.id,
@@ -227,7 +260,43 @@ export const deliveriesRepo = {
       })),
     );
     await db.execute(sql`
-      with inserted as (
+      with outcome as (
+        select * from jsonb_to_recordset(${outcomeJson}::jsonb) as o(
+          id text, token text, status text, next_at timestamptz, attempted_at timestamptz, status_code int,
+          error text)
+      ),
+      per_endpoint as (
+        select d.endpoint_id, bool_or(o.status = 'succeeded') as ok,
+          count(*) filter (where o.status <> 'succeeded')::int as failures, max(o.attempted_at) as at
+        from outcome o join webhook_deliveries d on d.id = o.id and d.lease_token = o.token
+        group by d.endpoint_id
+      ),
+      breaker as (
+        update webhook_endpoints e set
+          consecutive_failures = case when p.ok then 0 else e.consecutive_failures + p.failures end,
+          tripped_at = case
+            when p.ok then null
+            when e.consecutive_failures + p.failures >= ${threshold} then coalesce(e.tripped_at, p.at)
+            else e.tripped_at end,
+          next_probe_at = case
+            when p.ok then null
+            when e.consecutive_failures + p.failures >= ${threshold} then p.at + least(
+              ${sql.raw(`interval '${BREAKER_MAX_PROBE_MS} milliseconds'`)},
+              greatest(${sql.raw(`interval '${BREAKER_FIRST_PROBE_MS} milliseconds'`)}, p.at - coalesce(e.tripped_at, p.at)))
+            else e.next_probe_at end
+        from per_endpoint p
+        where e.id = p.endpoint_id and (not p.ok or e.consecutive_failures > 0 or e.tripped_at is not null)
+        returning e.id
+      ),
+      released as (
+        -- A breaker that closes: the deliveries that were put off for its probes are due again at once.
+        update webhook_deliveries w set next_attempt_at = p.at
+        from per_endpoint p, webhook_endpoints e
+        where p.ok and e.id = p.endpoint_id and e.tripped_at is not null and w.endpoint_id = p.endpoint_id
+          and w.status = 'pending' and w.lease_token is null and w.next_attempt_at > p.at
+        returning w.id
+      ),
+      inserted as (
         insert into webhook_attempts
           (id, delivery_id, attempt, started_at, duration_ms, status_code, success, response_body, error)
         select id, delivery_id, attempt, started_at, duration_ms, status_code, success, response_body, error
@@ -245,9 +314,7 @@ export const deliveriesRepo = {
         last_error = o.error,
         completed_at = case when o.status = 'pending' then null else o.attempted_at end,
         updated_at = o.attempted_at
-      from jsonb_to_recordset(${outcomeJson}::jsonb) as o(
-        id text, token text, status text, next_at timestamptz, attempted_at timestamptz, status_code int,
-        error text)
+      from outcome o
       where d.id = o.id and d.lease_token = o.token`);
   },
 

@@ -34,6 +34,8 @@ export interface DeliveryWorkerOptions {
   merchantConcurrency?: number;
   /** The instance's operators (a cached set): only their test endpoints may reach loopback. */
   operatorIds?: () => Promise<ReadonlySet<string>>;
+  /** Failed attempts in a row that trip an endpoint's breaker; unset, never. */
+  breakerFailures?: number;
   logger?: Logger | undefined;
   /** How often to look for due work without being told (retries, leases of dead workers). */
   pollIntervalMs?: number;
@@ -114,6 +116,7 @@ function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWorker {
   const writer = createOutcomeWriter({
     db,
     logger,
+    breakerFailures: options.breakerFailures,
     writeNow: () => sends.size === 0 || !running,
     givingUp: () => !running && sends.size === 0,
     written(outcomes) {
@@ -225,6 +228,8 @@ function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWorker {
   }
 
   function accept(job: Job): void {
+    // Its endpoint's breaker is open: the delivery was put off until the next probe, not claimed.
+    if (job.deferred) return;
     stats.claimed += 1;
     if (job.lostToken !== null) {
       // The worker that held the previous attempt stopped before it recorded anything: say so in the log of attempts.
@@ -401,6 +406,7 @@ export function createConfiguredDeliveryWorker(deps: {
     concurrency: config.webhookConcurrency,
     endpointConcurrency: config.webhookEndpointConcurrency,
     merchantConcurrency: config.webhookMerchantConcurrency,
+    breakerFailures: config.webhookBreakerFailures,
     operatorIds: deps.operatorIds,
     logger: deps.logger,
     ...(deps.pollIntervalMs === undefined ? {} : { pollIntervalMs: deps.pollIntervalMs }),

@@ -40,6 +40,8 @@ function toView(row: WebhookEndpointRow): WebhookEndpointView {
     is_test: row.isTest,
     enabled: row.enabled,
     description: row.description,
+    consecutive_failures: row.consecutiveFailures,
+    tripped_at: row.trippedAt?.toISOString() ?? null,
     created_at: row.createdAt.toISOString(),
     updated_at: row.updatedAt.toISOString(),
   };
@@ -114,6 +116,9 @@ export function createWebhookEndpointsService({
         secretSealed: encryptSecret(masterKey, secret),
         previousSecretSealed: null,
         previousSecretExpiresAt: null,
+        consecutiveFailures: 0,
+        trippedAt: null,
+        nextProbeAt: null,
         createdAt: now,
         updatedAt: now,
         deletedAt: null,
