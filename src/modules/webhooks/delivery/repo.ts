@@ -165,8 +165,10 @@ export const deliveriesRepo = {
       ),
       probing as (
         -- A tripped endpoint whose probe is due: its first picked delivery is the probe, and no other probe may
-        -- start until this one's lease ends or its outcome sets the next time.
-        update webhook_endpoints e set next_probe_at = ${leaseUntil}::timestamptz
+        -- start until its outcome sets the next time, or for the first wait at most (so deliveries put off while
+        -- it is in flight, by a claim that raced its success, wait that long at most).
+        update webhook_endpoints e set next_probe_at = least(${leaseUntil}::timestamptz,
+          ${now}::timestamptz + ${sql.raw(`interval '${BREAKER_FIRST_PROBE_MS} milliseconds'`)})
         from picked
         where e.id = picked.endpoint_id and picked.endpoint_rank = 1 and e.tripped_at is not null
           and e.next_probe_at <= ${now}::timestamptz
