@@ -80,9 +80,12 @@ export default defineScenario({
     const children: ChildProcess[] = [];
     // A's endpoints: a server that reads each request and never answers.
     const held = new Set<ServerResponse>();
+    let receivedA = 0;
     const hang = createServer((request, response) => {
       request.resume();
+      receivedA += 1;
       held.add(response);
+      response.on('close', () => held.delete(response));
     });
     await new Promise<void>((resolve) => hang.listen(0, '127.0.0.1', resolve));
     const hangBase = `http://127.0.0.1:${(hang.address() as AddressInfo).port}`;
@@ -164,6 +167,11 @@ export default defineScenario({
       /** B at RATE_B events/s (A at RATE_A beside it when `withA`); B's commit→receipt samples. */
       const run = async (label: string, withA: boolean) => {
         receiver.process.send({ type: 'reset' } satisfies ReceiverCommand);
+        const receivedBefore = receivedA;
+        let mostHeld = 0;
+        const sampler = setInterval(() => {
+          mostHeld = Math.max(mostHeld, held.size);
+        }, 20);
         const total = RATE_B * seconds;
         const committed = new Map<string, number>();
         const arrived = ask({ type: 'expect', count: total }, 'arrived', 60_000 + seconds * 1000);
@@ -191,6 +199,7 @@ export default defineScenario({
         }
         await Promise.all(pending);
         await arrived;
+        clearInterval(sampler);
         const arrivals = new Map((await ask({ type: 'collect' }, 'collected', 30_000)).arrivals);
         const samples: number[] = [];
         for (const [id, at] of committed) {
@@ -200,7 +209,8 @@ export default defineScenario({
         const result = {
           events_b: total,
           events_a: emittedA,
-          a_requests_held: held.size,
+          a_requests_received: receivedA - receivedBefore,
+          a_requests_open_at_most: mostHeld,
           p50: round(percentile(samples, 50), 2),
           p99: round(percentile(samples, 99), 2),
           max: round(Math.max(...samples), 2),
