@@ -132,7 +132,7 @@ export const deliveriesRepo = {
     const leaseUntil = iso(input.leaseUntil);
     // The endpoint's breaker is open: only its first picked delivery, and only when its probe is due, goes out.
     const deferred = sql`(e.enabled and e.deleted_at is null and e.tripped_at is not null
-      and (e.next_probe_at > ${iso(input.now)}::timestamptz or picked.endpoint_rank > 1))`;
+      and (coalesce(e.next_probe_at, '-infinity') > ${iso(input.now)}::timestamptz or picked.endpoint_rank > 1))`;
     const send = sql`(e.enabled and e.deleted_at is null and d.attempt_count < ${input.maxAttempts}
       and not ${deferred})`;
     const now = iso(input.now);
@@ -171,7 +171,7 @@ export const deliveriesRepo = {
           ${now}::timestamptz + ${sql.raw(`interval '${BREAKER_FIRST_PROBE_MS} milliseconds'`)})
         from picked
         where e.id = picked.endpoint_id and picked.endpoint_rank = 1 and e.tripped_at is not null
-          and e.next_probe_at <= ${now}::timestamptz
+          and coalesce(e.next_probe_at, '-infinity') <= ${now}::timestamptz
         returning e.id
       )
       update webhook_deliveries d set
