@@ -171,6 +171,25 @@ const envSchema = z.object({
   SVC_WEBHOOK_CONCURRENCY: positiveInt.max(10_000).default(100),
   /** Deliveries one worker process sends at once to any single endpoint. */
   SVC_WEBHOOK_ENDPOINT_CONCURRENCY: positiveInt.max(1000).default(10),
+  /** Deliveries one worker process sends at once (or holds claimed) for any single merchant, all its endpoints. */
+  SVC_WEBHOOK_MERCHANT_CONCURRENCY: positiveInt.max(10_000).default(20),
+  /** Failed attempts in a row after which an endpoint's breaker trips (one probe at a time, growing back-off). */
+  SVC_WEBHOOK_BREAKER_FAILURES: positiveInt.max(1_000_000).default(10),
+  /** Webhook endpoints a merchant may have in each mode (deleted ones do not count). */
+  SVC_WEBHOOK_MAX_ENDPOINTS: positiveInt.max(10_000).default(16),
+  /**
+   * The instance's operators besides the first account: emails, or `@domain` for a whole domain. Only operators'
+   * TEST endpoints may reach loopback (SVC_ALLOW_PRIVATE_WEBHOOK_TARGETS).
+   */
+  SVC_OPERATOR_EMAILS: z
+    .string()
+    .optional()
+    .transform((value) =>
+      (value ?? '')
+        .split(',')
+        .map((entry) => entry.trim().toLowerCase())
+        .filter((entry) => entry !== ''),
+    ),
   /** EVM nodes (per chain SVC_CHAIN_<NAME>_RPC_URL etc., see modules/chains/evm/settings.ts): blocks per ranged eth_getLogs. */
   SVC_EVM_LOGS_BLOCK_RANGE: positiveInt.max(100_000).default(1000),
   /** Addresses per eth_getLogs topic list; past it the token Transfer logs of a block are filtered in the program. */
@@ -238,7 +257,10 @@ const settingsSchema = envSchema.transform((values) => ({
   webhookTimeoutMs: values.SVC_WEBHOOK_TIMEOUT_MS,
   /** Milliseconds before attempts 2 to 5 of a delivery. */
   webhookRetryScheduleMs: values.SVC_WEBHOOK_RETRY_SCHEDULE,
-  /** Whether TEST-mode endpoints may target loopback addresses (never live ones, never other private ranges). */
+  /**
+   * Whether TEST-mode endpoints of the instance's operators may target loopback addresses (never live ones, never
+   * other merchants' endpoints, never other private ranges).
+   */
   allowPrivateWebhookTargets: values.SVC_ALLOW_PRIVATE_WEBHOOK_TARGETS ?? values.DATABASE_URL === undefined,
   /** CIDR ranges webhook endpoints of either mode may reach whatever their kind (SVC_WEBHOOK_TRUSTED_NETWORKS). */
   webhookTrustedNetworks: values.SVC_WEBHOOK_TRUSTED_NETWORKS,
@@ -246,6 +268,11 @@ const settingsSchema = envSchema.transform((values) => ({
   derivationThread: values.SVC_DERIVATION_THREAD ?? true,
   webhookConcurrency: values.SVC_WEBHOOK_CONCURRENCY,
   webhookEndpointConcurrency: values.SVC_WEBHOOK_ENDPOINT_CONCURRENCY,
+  webhookMerchantConcurrency: values.SVC_WEBHOOK_MERCHANT_CONCURRENCY,
+  webhookMaxEndpoints: values.SVC_WEBHOOK_MAX_ENDPOINTS,
+  webhookBreakerFailures: values.SVC_WEBHOOK_BREAKER_FAILURES,
+  /** Operators by email or `@domain`, lower case (SVC_OPERATOR_EMAILS); the first account is one regardless. */
+  operatorEmails: values.SVC_OPERATOR_EMAILS,
   /** Test mode: block interval of the simulated chains (SVC_SIM_BLOCK_MS). */
   simBlockMs: values.SVC_SIM_BLOCK_MS,
   /** Test mode: confirmations on the simulated chains (SVC_SIM_CONFIRMATIONS); undefined = chain's, capped at 12. */

@@ -2,6 +2,7 @@ import type { Logger } from 'pino';
 import type { Config } from './config.ts';
 import type { Database } from './db/client.ts';
 import type { Clock } from './lib/clock.ts';
+import { createOperators } from './modules/accounts/operators.ts';
 import { createAccountsRepo } from './modules/accounts/repo.ts';
 import { createAccountsService } from './modules/accounts/service.ts';
 import { confirmationsFor } from './modules/chains/confirmations.ts';
@@ -62,6 +63,8 @@ export function buildServices({
     clock,
     authCacheTtlMs: config.authCacheTtlMs,
   });
+  // The first account and SVC_OPERATOR_EMAILS: only their test endpoints may reach loopback (SSRF guard).
+  const operators = createOperators({ db, clock, emails: config.operatorEmails });
   // One SSRF guard: endpoint URLs are checked with it when saved, and every delivery's connection (workers.ts).
   const ssrfGuard = createConfiguredSsrfGuard(config);
   const webhookEndpoints = createWebhookEndpointsService({
@@ -69,6 +72,8 @@ export function buildServices({
     clock,
     masterKey: config.masterKey,
     checkUrl: checkWebhookUrl ?? ssrfGuard.checkUrl,
+    isOperator: operators.isOperator,
+    maxEndpoints: config.webhookMaxEndpoints,
   });
   const events = createEventsService({ db, repo: eventsRepo, clock, endpoints: webhookEndpoints });
   const settings = createSettingsService({ db, repo: createSettingsRepo(db), clock });
@@ -122,6 +127,7 @@ export function buildServices({
     settings,
     simulator,
     ssrfGuard,
+    operators,
     chainAdapters,
     /** The thread deposit addresses are derived on (SVC_DERIVATION_THREAD), if any; it starts on first use. */
     derivation,

@@ -40,6 +40,7 @@ export function backgroundWorkers({
     clock,
     signingSecrets: services.webhookEndpoints.signingSecrets,
     guard: services.ssrfGuard,
+    operatorIds: services.operators.ids,
     logger: logger.child({ worker: 'webhooks' }),
   });
   const settlement = createSettlementJobs({

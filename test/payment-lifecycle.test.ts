@@ -124,6 +124,8 @@ beforeAll(async () => {
     SVC_SIM_CONFIRMATIONS: '3',
     SVC_WEBHOOK_RETRY_SCHEDULE: '100ms,100ms,100ms,100ms',
     SVC_ALLOW_PRIVATE_WEBHOOK_TARGETS: 'true',
+    // Accounts on a shared database: each test's is an operator, so its loopback receiver is allowed.
+    SVC_OPERATOR_EMAILS: '@example.com',
     SVC_RATE_LIMIT_PER_KEY: '0',
     SVC_RATE_LIMIT_PER_IP: '0',
     LOG_LEVEL: 'warn',

@@ -457,6 +457,8 @@ describe.runIf(process.env.DATABASE_URL)('svc on PostgreSQL (DATABASE_URL)', () 
       SVC_TEST_MNEMONIC: testMnemonic,
       SVC_DATA_DIR: join(tempDir(), 'data'),
       SVC_ALLOW_PRIVATE_WEBHOOK_TARGETS: 'true',
+      // Accounts on a shared database: each test's is an operator, so its loopback receiver is allowed.
+      SVC_OPERATOR_EMAILS: '@example.com',
     };
     const migrate = await runToExit(['migrate'], env);
     expect(migrate.code, migrate.stderr).toBe(0);

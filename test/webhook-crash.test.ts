@@ -249,6 +249,7 @@ describe.skipIf(!serverUrl)(`webhook delivery on PostgreSQL${reason}`, () => {
         clock: systemClock,
         signingSecrets: t.services.webhookEndpoints.signingSecrets,
         guard: createConfiguredSsrfGuard({ ...t.config, allowPrivateWebhookTargets: true }),
+        operatorIds: t.services.operators.ids,
       }),
     );
     try {

@@ -54,7 +54,10 @@ beforeAll(async () => {
     database: t.database,
     clock: systemClock,
     signingSecrets: t.services.webhookEndpoints.signingSecrets,
-    guard: t.services.ssrfGuard,
+    // The receivers here stand in for public endpoints, whose response bodies are kept; bodies of real private
+    // targets never are (ssrf.test.ts).
+    guard: { ...t.services.ssrfGuard, isPrivateHost: () => false },
+    operatorIds: t.services.operators.ids,
     pollIntervalMs: 50,
   });
   await worker.start();

@@ -16,6 +16,8 @@ export const errorStatus = {
   live_seed_missing: 400,
   chain_unavailable: 400,
   not_test_mode: 400,
+  private_target_not_allowed: 400,
+  endpoint_limit_reached: 400,
   invalid_state: 409,
   authentication_required: 401,
   invalid_api_key: 401,

@@ -65,6 +65,8 @@ export async function startProgram(extraEnv: Record<string, string> = {}): Promi
     SVC_RATE_LIMIT_PER_IP: '0',
     SVC_RATE_LIMIT_PER_KEY: '0',
     SVC_ALLOW_PRIVATE_WEBHOOK_TARGETS: 'true',
+    // On a shared database the test's account may not be the first: make it an operator, for loopback receivers.
+    SVC_OPERATOR_EMAILS: '@example.com',
     // Simulated test chains make a block every 200 ms here, so confirmations take seconds, not half a minute.
     SVC_SIM_BLOCK_MS: '200',
     ...extraEnv,

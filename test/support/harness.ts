@@ -41,6 +41,8 @@ export function testConfig(env: Record<string, string> = {}): Config {
     SVC_RATE_LIMIT_PER_IP: '0',
     SVC_CHECKOUT_SIMULATE_RATE_LIMIT: '0',
     LOG_LEVEL: 'silent',
+    // Every test merchant is an operator (their test endpoints may reach loopback receivers) unless a test says not.
+    SVC_OPERATOR_EMAILS: '@example.com',
     ...env,
   });
 }
@@ -100,8 +102,7 @@ export interface Merchant {
 }
 
 /** Signs a merchant up and generates a keypair through the public API. */
-export async function createMerchant(app: FastifyInstance): Promise<Merchant> {
-  const email = uniqueEmail();
+export async function createMerchant(app: FastifyInstance, email = uniqueEmail()): Promise<Merchant> {
   const signup = await app.inject({
     method: 'POST',
     url: '/v1/auth/signup',

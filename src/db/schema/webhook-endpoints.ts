@@ -1,4 +1,4 @@
-import { boolean, index, pgTable, text, timestamp } from 'drizzle-orm/pg-core';
+import { boolean, index, integer, pgTable, text, timestamp } from 'drizzle-orm/pg-core';
 import { merchants } from './merchants.ts';
 
 export const webhookEndpoints = pgTable(
@@ -17,6 +17,12 @@ export const webhookEndpoints = pgTable(
     /** The secret before the last rotation; it keeps signing until `previousSecretExpiresAt`. */
     previousSecretSealed: text('previous_secret_sealed'),
     previousSecretExpiresAt: timestamp('previous_secret_expires_at', { withTimezone: true, mode: 'date' }),
+    /** Failed attempts in a row (reset by a success): the circuit breaker's count. */
+    consecutiveFailures: integer('consecutive_failures').notNull().default(0),
+    /** When the breaker tripped (consecutive failures reached the threshold); null while healthy. */
+    trippedAt: timestamp('tripped_at', { withTimezone: true, mode: 'date' }),
+    /** While tripped: when the next single probe may be sent; the endpoint's other deliveries wait until then. */
+    nextProbeAt: timestamp('next_probe_at', { withTimezone: true, mode: 'date' }),
     createdAt: timestamp('created_at', { withTimezone: true, mode: 'date' }).notNull(),
     updatedAt: timestamp('updated_at', { withTimezone: true, mode: 'date' }).notNull(),
     deletedAt: timestamp('deleted_at', { withTimezone: true, mode: 'date' }),

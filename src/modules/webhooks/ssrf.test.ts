@@ -95,15 +95,18 @@ describe('SSRF guard at registration', () => {
     }
   });
 
-  it('lets test endpoints reach loopback, and only loopback, with the allowance', async () => {
-    for (const raw of [
-      'http://127.0.0.1:4000/',
-      'http://localhost:4000/',
-      'http://[::1]:4000/',
-      'http://2130706433/',
-      'http://loopback.example/',
-    ]) {
-      await expect(developer.checkUrl(new URL(raw), true)).resolves.toBeUndefined();
+  const loopbackUrls = [
+    'http://127.0.0.1:4000/',
+    'http://localhost:4000/',
+    'http://[::1]:4000/',
+    'http://2130706433/',
+    'http://loopback.example/',
+  ];
+
+  it("lets the operator's test endpoints reach loopback, and only loopback, with the allowance", async () => {
+    for (const raw of loopbackUrls) {
+      await expect(developer.checkUrl(new URL(raw), true, true)).resolves.toBeUndefined();
+      await refused(developer.checkUrl(new URL(raw), false, true));
     }
     for (const raw of [
       'http://10.0.0.1/',
@@ -111,8 +114,23 @@ describe('SSRF guard at registration', () => {
       'http://[::ffff:127.0.0.1]/',
       'http://mixed.example/',
     ]) {
-      await refused(developer.checkUrl(new URL(raw), true));
+      await refused(developer.checkUrl(new URL(raw), true, true));
     }
+  });
+
+  it('refuses loopback to test endpoints of anyone but an operator, with its own code', async () => {
+    for (const raw of loopbackUrls) {
+      await expect(developer.checkUrl(new URL(raw), true, false), raw).rejects.toSatisfy(
+        (error: unknown) =>
+          error instanceof AppError &&
+          error.code === 'private_target_not_allowed' &&
+          error.status === 400 &&
+          error.param === 'url' &&
+          /operator/.test(error.message),
+      );
+    }
+    // Without the allowance nobody may: the error says which setting, not who.
+    await refused(strict.checkUrl(new URL('http://127.0.0.1:4000/'), true, true));
   });
 
   it("reaches the operator's trusted networks in both modes, and nothing else private", async () => {
@@ -205,8 +223,12 @@ describe('SSRF guard at delivery', () => {
   });
   afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
 
-  const post = (sender: ReturnType<typeof createWebhookSender>, url: string, isTest: boolean) =>
-    sender.send({ url, isTest, headers: { 'content-type': 'application/json' }, body: '{}' });
+  const post = (
+    sender: ReturnType<typeof createWebhookSender>,
+    url: string,
+    isTest: boolean,
+    operator = false,
+  ) => sender.send({ url, isTest, operator, headers: { 'content-type': 'application/json' }, body: '{}' });
 
   it('never connects a live delivery to loopback, whatever the spelling or the DNS answer', async () => {
     const sender = createWebhookSender({
@@ -222,7 +244,7 @@ describe('SSRF guard at delivery', () => {
       'rebind.example',
       '[::ffff:127.0.0.1]',
     ]) {
-      const result = await post(sender, `http://${host}:${port}/`, false);
+      const result = await post(sender, `http://${host}:${port}/`, false, true);
       expect(result, host).toMatchObject({ ok: false, statusCode: null });
       expect(result.error, host).toMatch(/Refused/);
     }
@@ -237,8 +259,13 @@ describe('SSRF guard at delivery', () => {
       timeoutMs: 1000,
       connectionsPerOrigin: 2,
     });
-    const result = await post(allowed, `http://rebind.example:${port}/`, true);
-    expect(result).toMatchObject({ ok: true, statusCode: 200, responseBody: 'ok' });
+    const result = await post(allowed, `http://rebind.example:${port}/`, true, true);
+    expect(result).toMatchObject({ ok: true, statusCode: 200 });
+    expect(hits).toBe(1);
+    // Not an operator's endpoint: refused at the connection even with the allowance.
+    for (const url of [`http://rebind.example:${port}/`, `http://127.0.0.1:${port}/`]) {
+      expect((await post(allowed, url, true, false)).error, url).toMatch(/Refused.*operator/);
+    }
     expect(hits).toBe(1);
     await allowed.close();
 
@@ -253,6 +280,26 @@ describe('SSRF guard at delivery', () => {
     }
     expect(hits).toBe(1);
     await strict.close();
+  });
+
+  it('never keeps the response body of a private target (loopback, a trusted network), however it is named', async () => {
+    const sender = createWebhookSender({
+      guard: createSsrfGuard({ allowLoopbackForTest: true, trustedNetworks: ['127.0.0.0/8'], resolver }),
+      timeoutMs: 1000,
+      connectionsPerOrigin: 2,
+    });
+    const before = hits;
+    for (const [url, isTest] of [
+      [`http://127.0.0.1:${port}/`, true],
+      [`http://rebind.example:${port}/`, true],
+      [`http://127.0.0.1:${port}/`, false],
+      [`http://loopback.example:${port}/`, false],
+    ] as const) {
+      const result = await post(sender, url, isTest, true);
+      expect(result, url).toMatchObject({ ok: true, statusCode: 200, responseBody: null });
+    }
+    expect(hits - before).toBe(4);
+    await sender.close();
   });
 
   it('reports a name that does not resolve as a failed attempt', async () => {

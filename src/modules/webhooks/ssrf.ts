@@ -5,8 +5,9 @@ import type { EndpointUrlCheck } from './endpoints/service.ts';
 import { networkMatcher } from './networks.ts';
 
 /**
- * The SSRF guard of webhook delivery. Live deliveries reach only public unicast addresses; test-mode endpoints may
- * also reach loopback when allowed (the embedded default), so `localhost` receivers work while developing. Every
+ * The SSRF guard of webhook delivery. Live deliveries reach only public unicast addresses; test-mode endpoints of the
+ * instance's operators may also reach loopback when allowed (the embedded default), so `localhost` receivers work
+ * while developing, but a stranger who signs up cannot make this host POST to its own services. Every
  * address a name resolves to must pass, and the connection is made to the address that was checked (see
  * `lookupFor`), so a name that resolves differently a moment later (DNS rebinding) cannot slip through.
  */
@@ -120,7 +121,7 @@ const loopbackNames = /(^|\.)localhost$/;
 const internalNames = /(^|\.)(local|localdomain|internal|intranet|home\.arpa|lan)$/;
 
 export interface SsrfGuardOptions {
-  /** Let TEST-mode endpoints reach loopback addresses (`SVC_ALLOW_PRIVATE_WEBHOOK_TARGETS`). */
+  /** Let TEST-mode endpoints of operators reach loopback addresses (`SVC_ALLOW_PRIVATE_WEBHOOK_TARGETS`). */
   allowLoopbackForTest: boolean;
   /** Networks the operator trusts, reachable in both modes (`SVC_WEBHOOK_TRUSTED_NETWORKS`, canonical CIDRs). */
   trustedNetworks?: readonly string[];
@@ -144,59 +145,95 @@ export function createSsrfGuard({
   registrationResolveTimeoutMs = 3000,
 }: SsrfGuardOptions) {
   const trusted = networkMatcher(trustedNetworks);
+  /**
+   * Names seen resolving to an address that is not public (loopback, a trusted private network): responses from
+   * them are not stored. Sticky, so a name that flips between answers counts as private from its first such answer.
+   */
+  const privateNames = new Set<string>();
 
-  function refusal(address: string, isTest: boolean): string | null {
+  /**
+   * Why `address` may not be reached, or null. `operator`: the endpoint belongs to one of the instance's operators,
+   * whose test endpoints alone may reach loopback.
+   */
+  function refusal(address: string, isTest: boolean, operator = false): string | null {
     const kind = classifyAddress(address);
     if (kind === 'public') return null;
-    if (kind === 'loopback' && isTest && allowLoopbackForTest) return null;
+    if (kind === 'loopback' && isTest && allowLoopbackForTest && operator) return null;
     // Checked after the kind: an IPv4-mapped or translated form of a trusted address is still refused.
     if (kind !== 'ipv4-mapped' && kind !== 'ipv4-translated' && trusted(address)) return null;
     const hint =
       kind === 'loopback' && isTest
-        ? ' (loopback is allowed for test endpoints only when SVC_ALLOW_PRIVATE_WEBHOOK_TARGETS=true)'
+        ? allowLoopbackForTest
+          ? " (loopback is allowed only for test endpoints of the instance's operator: the first account or SVC_OPERATOR_EMAILS)"
+          : ' (loopback is allowed for test endpoints only when SVC_ALLOW_PRIVATE_WEBHOOK_TARGETS=true)'
         : ` (${isTest ? '' : 'live '}endpoints must be public unless the operator lists the network in SVC_WEBHOOK_TRUSTED_NETWORKS)`;
     return `${address} is a ${kind} address${hint}`;
   }
 
+  /** Whether the refusal is only because the caller is not an operator (a distinct error code at registration). */
+  function operatorOnly(address: string, isTest: boolean): boolean {
+    return refusal(address, isTest, false) !== null && refusal(address, isTest, true) === null;
+  }
+
   /** Refuses names that can only be internal; returns null when the name must be resolved to decide. */
-  function nameRefusal(host: string, isTest: boolean): string | null {
-    if (loopbackNames.test(host)) return refusal('127.0.0.1', isTest) === null ? null : `${host} is loopback`;
+  function nameRefusal(host: string, isTest: boolean, operator: boolean): string | null {
+    if (loopbackNames.test(host)) {
+      const problem = refusal('127.0.0.1', isTest, operator);
+      return problem === null ? null : `${host} is loopback: ${problem}`;
+    }
     // With trusted networks, an internal name (shop.lan) is resolved: every address it has must be trusted.
     if (internalNames.test(host) && trustedNetworks.length === 0) return `${host} is an internal name`;
     return null;
   }
 
   /** Every address of `host`, each allowed; throws SsrfBlockedError naming the first that is not. */
-  async function resolveAllowed(host: string, isTest: boolean): Promise<ResolvedAddress[]> {
+  async function resolveAllowed(host: string, isTest: boolean, operator = false): Promise<ResolvedAddress[]> {
     const version = isIP(host);
     if (version !== 0) {
-      const problem = refusal(host, isTest);
+      const problem = refusal(host, isTest, operator);
       if (problem !== null) throw new SsrfBlockedError(`Refused: ${problem}`);
       return [{ address: host, family: version === 6 ? 6 : 4 }];
     }
-    const byName = nameRefusal(host, isTest);
+    const byName = nameRefusal(host, isTest, operator);
     if (byName !== null) throw new SsrfBlockedError(`Refused: ${byName}`);
     const addresses = await resolver(host);
     if (addresses.length === 0) throw new SsrfBlockedError(`Refused: ${host} has no address`);
     for (const { address } of addresses) {
-      const problem = refusal(address, isTest);
+      const problem = refusal(address, isTest, operator);
       if (problem !== null) throw new SsrfBlockedError(`Refused: ${host} resolves to ${problem}`);
+    }
+    if (addresses.some(({ address }) => classifyAddress(address) !== 'public')) {
+      if (privateNames.size >= 10_000) privateNames.clear();
+      privateNames.add(host);
     }
     return addresses;
   }
 
+  /**
+   * Whether `host` (as `hostOf` gives it) is a private target: an address or name that is not public, or a name
+   * that has resolved to one. Responses from private targets are never stored: they could show a local service.
+   */
+  function isPrivateHost(host: string): boolean {
+    if (isIP(host) !== 0) return classifyAddress(host) !== 'public';
+    return loopbackNames.test(host) || internalNames.test(host) || privateNames.has(host);
+  }
+
   /** The check at registration (plugs into the endpoints service as its `checkUrl`). */
-  const checkUrl: EndpointUrlCheck = async (url, isTest) => {
+  const checkUrl: EndpointUrlCheck = async (url, isTest, operator = false) => {
     const host = hostOf(url);
-    const refuse = (reason: string) =>
-      new AppError('parameter_invalid', `url is not allowed: ${reason}.`, { param: 'url' });
+    const refuse = (reason: string, address: string) =>
+      new AppError(
+        operatorOnly(address, isTest) ? 'private_target_not_allowed' : 'parameter_invalid',
+        `url is not allowed: ${reason}.`,
+        { param: 'url' },
+      );
     if (isIP(host) !== 0) {
-      const problem = refusal(host, isTest);
-      if (problem !== null) throw refuse(problem);
+      const problem = refusal(host, isTest, operator);
+      if (problem !== null) throw refuse(problem, host);
       return;
     }
-    const byName = nameRefusal(host, isTest);
-    if (byName !== null) throw refuse(byName);
+    const byName = nameRefusal(host, isTest, operator);
+    if (byName !== null) throw refuse(byName, loopbackNames.test(host) ? '127.0.0.1' : host);
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<null>((resolve) => {
       timer = setTimeout(() => resolve(null), registrationResolveTimeoutMs);
@@ -206,8 +243,8 @@ export function createSsrfGuard({
       clearTimeout(timer),
     );
     for (const { address } of addresses ?? []) {
-      const problem = refusal(address, isTest);
-      if (problem !== null) throw refuse(`${host} resolves to ${problem}`);
+      const problem = refusal(address, isTest, operator);
+      if (problem !== null) throw refuse(`${host} resolves to ${problem}`, address);
     }
   };
 
@@ -215,9 +252,9 @@ export function createSsrfGuard({
    * A `lookup` for sockets (undici's `connect.lookup`): resolves, refuses the whole name if any address is not
    * allowed, and hands the socket exactly the addresses it checked, so the connection is pinned to them.
    */
-  function lookupFor(isTest: boolean): LookupFunction {
+  function lookupFor(isTest: boolean, operator = false): LookupFunction {
     return (hostname, options, callback) => {
-      resolveAllowed(hostname.replace(/\.$/, '').toLowerCase(), isTest)
+      resolveAllowed(hostname.replace(/\.$/, '').toLowerCase(), isTest, operator)
         .then((addresses) => {
           const wanted =
             options.family === 4 || options.family === 6
@@ -238,7 +275,7 @@ export function createSsrfGuard({
     };
   }
 
-  return { checkUrl, resolveAllowed, lookupFor, refusal };
+  return { checkUrl, resolveAllowed, lookupFor, refusal, isPrivateHost };
 }
 
 export type SsrfGuard = ReturnType<typeof createSsrfGuard>;

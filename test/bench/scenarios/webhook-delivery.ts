@@ -79,6 +79,8 @@ export default defineScenario({
       SVC_JWT_SECRET: randomBytes(32).toString('hex'),
       SVC_TEST_MNEMONIC: testMnemonic,
       SVC_ALLOW_PRIVATE_WEBHOOK_TARGETS: 'true',
+      // The bench's merchants are the operator's own: their test endpoints reach the local receiver.
+      SVC_OPERATOR_EMAILS: '@example.com',
       SVC_WEBHOOK_CONCURRENCY: String(CONCURRENCY),
       LOG_LEVEL: 'silent',
     };

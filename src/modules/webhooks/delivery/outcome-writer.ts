@@ -18,6 +18,8 @@ const WRITE_CHUNK = 1000;
 export function createOutcomeWriter(deps: {
   db: Db;
   logger?: Logger | undefined;
+  /** Failed attempts in a row that trip an endpoint's breaker (repo.record). */
+  breakerFailures?: number | undefined;
   /** Whether to write now rather than wait for company (nothing else in flight, or stopping). */
   writeNow(): boolean;
   /** Whether the worker is stopping with nothing in flight: unwritten outcomes are then dropped after a failure. */
@@ -39,7 +41,7 @@ export function createOutcomeWriter(deps: {
         const attemptBatch = attempts.splice(0, WRITE_CHUNK);
         const outcomeBatch = outcomes.splice(0, WRITE_CHUNK);
         try {
-          await deliveriesRepo.record(deps.db, attemptBatch, outcomeBatch);
+          await deliveriesRepo.record(deps.db, attemptBatch, outcomeBatch, deps.breakerFailures);
           deps.written(outcomeBatch);
         } catch (error) {
           deps.logger?.error({ err: error }, 'webhook outcome write failed; retrying');

@@ -58,6 +58,8 @@ const claim = (token: string, overrides: Partial<Parameters<typeof deliveriesRep
     limit: 100,
     perEndpoint: 100,
     skipEndpoints: [],
+    perMerchant: 100,
+    merchantLoad: new Map(),
     maxAttempts: MAX_ATTEMPTS,
     ...overrides,
   });
@@ -112,6 +114,43 @@ describe('delivery claims', () => {
     );
     for (const c of capped) expect(await row(c.id)).toMatchObject({ attempt_count: 0, lease_token: null });
     expect(await claim('rest')).toHaveLength(5);
+  });
+
+  it("takes turns across merchants and leaves out a merchant's share beyond its cap", async () => {
+    const backlog = await endpointWithEvents(10);
+    const fresh = await endpointWithEvents(2);
+    // Turns: A's oldest, B's oldest, A's second; B is not left behind A's ten older deliveries.
+    const turns = await claim('turns', { limit: 3 });
+    expect(turns.filter((c) => c.endpointId === backlog.endpointId)).toHaveLength(2);
+    expect(turns.filter((c) => c.endpointId === fresh.endpointId)).toHaveLength(1);
+    expect(
+      turns.every(
+        (c) =>
+          c.merchantId === (c.endpointId === backlog.endpointId ? backlog.m.merchantId : fresh.m.merchantId),
+      ),
+    ).toBe(true);
+    // A already holds 2 of its 3 in this worker: one more of A at most; B's full cap is 3.
+    const capped = await claim('capped-merchant', {
+      perMerchant: 3,
+      merchantLoad: new Map([[backlog.m.merchantId, 2]]),
+    });
+    expect(capped.filter((c) => c.endpointId === backlog.endpointId)).toHaveLength(1);
+    expect(capped.filter((c) => c.endpointId === fresh.endpointId)).toHaveLength(1);
+    // A merchant at its cap is not scanned at all.
+    const none = await claim('full', { perMerchant: 3, merchantLoad: new Map([[backlog.m.merchantId, 3]]) });
+    expect(none).toEqual([]);
+    await deliveriesRepo.release(
+      t.database.db,
+      [
+        ...turns.map((c) => ({ id: c.id, leaseToken: 'turns' })),
+        ...capped.map((c) => ({ id: c.id, leaseToken: 'capped-merchant' })),
+      ],
+      new Date(),
+    );
+    await t.database.db.execute(
+      sql`update webhook_deliveries set status = 'canceled'
+          where endpoint_id in (${backlog.endpointId}, ${fresh.endpointId})`,
+    );
   });
 
   it('closes deliveries of disabled endpoints and of ones whose last attempt was lost', async () => {

@@ -6,9 +6,12 @@ export interface ClaimedDelivery {
   id: string;
   eventId: string;
   endpointId: string;
+  merchantId: string;
   isTest: boolean;
   /** `pending` when it is to be sent now; `canceled` or `failed` when the claim closed it instead. */
   status: string;
+  /** Not claimed after all: its endpoint's breaker is open, and the delivery waits for the endpoint's next probe. */
+  deferred: boolean;
   /** The number of this attempt (1-based). */
   attempt: number;
   /** The lease token of a previous claim whose worker never reported back, if any. */
@@ -48,8 +51,10 @@ interface ClaimRow {
   id: string;
   event_id: string;
   endpoint_id: string;
+  merchant_id: string;
   is_test: boolean;
   status: string;
+  deferred: boolean;
   attempt_count: number;
   lost_token: string | null;
   lost_lease_until: string | Date | null;
@@ -64,6 +69,10 @@ const toDate = (value: string | Date | null): Date | null =>
   value === null ? null : value instanceof Date ? value : new Date(value);
 
 const iso = (date: Date) => date.toISOString();
+
+/** The wait before a tripped endpoint's first probe; each failed probe doubles it, up to the maximum. */
+export const BREAKER_FIRST_PROBE_MS = 5000;
+const BREAKER_MAX_PROBE_MS = 10 * 60 * 1000;
 
 /** The SQL of the delivery worker: claim with a lease, record outcomes, give back unstarted claims. */
 export const deliveriesRepo = {
@@ -84,8 +93,11 @@ export const deliveriesRepo = {
   },
 
   /**
-   * Claims up to `limit` due deliveries under a fresh lease, at most `perEndpoint` of any one endpoint and none of
-   * the `skipEndpoints` (already busy in this worker). `FOR UPDATE SKIP LOCKED` lets any number of workers claim
+   * Claims up to `limit` due deliveries under a fresh lease, at most `perEndpoint` of any one endpoint, none of the
+   * `skipEndpoints` (already busy in this worker), and per merchant at most what `merchantRoom` leaves it (its cap
+   * less what this worker holds for it; merchants with no room left are not scanned at all). Merchants take turns:
+   * the claim takes every merchant's oldest due delivery, then every merchant's second, and so on, so one merchant's
+   * backlog cannot fill the batch ahead of another's fresh event. `FOR UPDATE SKIP LOCKED` lets any number of workers claim
    * at once without waiting for or double-claiming each other's rows; the claim moves `next_attempt_at` to the end
    * of the lease, so if this worker dies the rows come due again then. Deliveries of an endpoint that was disabled
    * or deleted are closed as `canceled` instead, and ones that already used every attempt (their last worker died
@@ -100,61 +112,92 @@ export const deliveriesRepo = {
       limit: number;
       perEndpoint: number;
       skipEndpoints: string[];
+      /** Deliveries any one merchant may have claimed by this worker at once. */
+      perMerchant: number;
+      /** What this worker already holds per merchant (claimed, not yet finished); merchants absent hold none. */
+      merchantLoad: ReadonlyMap<string, number>;
       maxAttempts: number;
     },
   ): Promise<ClaimedDelivery[]> {
-    const skip =
+    const skipEndpoints =
       input.skipEndpoints.length === 0
         ? sql``
         : sql`and d.endpoint_id not in (select jsonb_array_elements_text(${JSON.stringify(input.skipEndpoints)}::jsonb))`;
+    const full = [...input.merchantLoad].filter(([, held]) => held >= input.perMerchant).map(([id]) => id);
+    const skipMerchants =
+      full.length === 0
+        ? sql``
+        : sql`and d.merchant_id not in (select jsonb_array_elements_text(${JSON.stringify(full)}::jsonb))`;
+    const held = Object.fromEntries(input.merchantLoad);
+    const leaseUntil = iso(input.leaseUntil);
+    // The endpoint's breaker is open: only its first picked delivery, and only when its probe is due, goes out.
+    const deferred = sql`(e.enabled and e.deleted_at is null and e.tripped_at is not null
+      and (coalesce(e.next_probe_at, '-infinity') > ${iso(input.now)}::timestamptz or picked.endpoint_rank > 1))`;
+    const send = sql`(e.enabled and e.deleted_at is null and d.attempt_count < ${input.maxAttempts}
+      and not ${deferred})`;
     const now = iso(input.now);
     const rows = await queryRows<ClaimRow>(
       db,
       sql`
       with due as (
-        select d.id, d.endpoint_id, d.next_attempt_at, d.lease_token
+        select d.id, d.endpoint_id, d.merchant_id, d.next_attempt_at, d.lease_token
         from webhook_deliveries d
-        where d.status = 'pending' and d.next_attempt_at <= ${now}::timestamptz ${skip}
+        where d.status = 'pending' and d.next_attempt_at <= ${now}::timestamptz ${skipEndpoints} ${skipMerchants}
         order by d.next_attempt_at
         limit ${input.limit * 4}
         for update skip locked
       ),
+      ranked as (
+        select due.*, row_number() over (partition by endpoint_id order by next_attempt_at, id) as endpoint_rank
+        from due
+      ),
+      turns as (
+        select ranked.*, row_number() over (partition by merchant_id order by next_attempt_at, id) as turn
+        from ranked
+        where endpoint_rank <= ${input.perEndpoint}
+      ),
       picked as (
-        select id, next_attempt_at, lease_token
-        from (
-          select due.*, row_number() over (partition by endpoint_id order by next_attempt_at, id) as rank
-          from due
-        ) ranked
-        where rank <= ${input.perEndpoint}
-        order by next_attempt_at
+        select id, endpoint_id, next_attempt_at, lease_token, endpoint_rank
+        from turns
+        where turn <= ${input.perMerchant} - coalesce((${JSON.stringify(held)}::jsonb ->> merchant_id)::int, 0)
+        order by turn, next_attempt_at
         limit ${input.limit}
+      ),
+      probing as (
+        -- A tripped endpoint whose probe is due: its first picked delivery is the probe, and no other probe may
+        -- start until its outcome sets the next time, or for the first wait at most (so deliveries put off while
+        -- it is in flight, by a claim that raced its success, wait that long at most).
+        update webhook_endpoints e set next_probe_at = least(${leaseUntil}::timestamptz,
+          ${now}::timestamptz + ${sql.raw(`interval '${BREAKER_FIRST_PROBE_MS} milliseconds'`)})
+        from picked
+        where e.id = picked.endpoint_id and picked.endpoint_rank = 1 and e.tripped_at is not null
+          and coalesce(e.next_probe_at, '-infinity') <= ${now}::timestamptz
+        returning e.id
       )
       update webhook_deliveries d set
         status = case
           when not (e.enabled and e.deleted_at is null) then 'canceled'
+          when ${deferred} then 'pending'
           when d.attempt_count >= ${input.maxAttempts} then 'failed'
           else 'pending' end,
-        attempt_count = case
-          when e.enabled and e.deleted_at is null and d.attempt_count < ${input.maxAttempts}
-          then d.attempt_count + 1 else d.attempt_count end,
-        lease_token = case
-          when e.enabled and e.deleted_at is null and d.attempt_count < ${input.maxAttempts}
-          then ${input.token} else null end,
+        attempt_count = case when ${send} then d.attempt_count + 1 else d.attempt_count end,
+        lease_token = case when ${send} then ${input.token} when ${deferred} then d.lease_token else null end,
         next_attempt_at = case
-          when e.enabled and e.deleted_at is null and d.attempt_count < ${input.maxAttempts}
-          then ${iso(input.leaseUntil)}::timestamptz else d.next_attempt_at end,
-        completed_at = case
-          when e.enabled and e.deleted_at is null and d.attempt_count < ${input.maxAttempts}
-          then null else ${now}::timestamptz end,
+          when ${send} then ${leaseUntil}::timestamptz
+          when ${deferred} then greatest(e.next_probe_at, ${now}::timestamptz + interval '1 second')
+          else d.next_attempt_at end,
+        completed_at = case when ${send} or ${deferred} then null else ${now}::timestamptz end,
         last_error = case
           when not (e.enabled and e.deleted_at is null) then 'The endpoint was disabled or deleted.'
+          when ${deferred} then d.last_error
           when d.attempt_count >= ${input.maxAttempts}
           then 'The worker sending the last attempt stopped before it finished.'
           else d.last_error end,
         updated_at = ${now}::timestamptz
       from picked, webhook_endpoints e, events ev
       where d.id = picked.id and e.id = d.endpoint_id and ev.id = d.event_id
-      returning d.id, d.event_id, d.endpoint_id, d.is_test, d.status, d.attempt_count,
+      returning d.id, d.event_id, d.endpoint_id, d.merchant_id, d.is_test, d.status, d.attempt_count,
+        (${deferred}) as deferred,
         picked.lease_token as lost_token, picked.next_attempt_at as lost_lease_until,
         e.url, e.secret_sealed, e.previous_secret_sealed, e.previous_secret_expires_at, ev.body`,
     );
@@ -162,8 +205,10 @@ export const deliveriesRepo = {
       id: row.id,
       eventId: row.event_id,
       endpointId: row.endpoint_id,
+      merchantId: row.merchant_id,
       isTest: row.is_test,
       status: row.status,
+      deferred: row.deferred,
       attempt: Number(row.attempt_count),
       lostToken: row.lost_token,
       lostLeaseUntil: row.lost_token === null ? null : toDate(row.lost_lease_until),
@@ -178,8 +223,20 @@ export const deliveriesRepo = {
   /**
    * Writes attempts and outcomes in one statement. An outcome changes its delivery only while the delivery still
    * carries the lease it was sent under, so a worker that lost its lease cannot overwrite a newer claim.
+   *
+   * The same statement keeps each endpoint's circuit breaker: a success resets its count of failures in a row (and
+   * closes a tripped breaker); failures add to it, and at `breakerFailures` the breaker trips: from then on one
+   * probe at a time is sent, the first `BREAKER_FIRST_PROBE_MS` later, then after as long again as the breaker has
+   * been open (so the waits double: 5 s, 10 s, 20 s, …, at most `BREAKER_MAX_PROBE_MS`). Endpoints that only
+   * succeed are not written.
    */
-  async record(db: Db, attempts: AttemptRecord[], outcomes: DeliveryOutcome[]): Promise<void> {
+  async record(
+    db: Db,
+    attempts: AttemptRecord[],
+    outcomes: DeliveryOutcome[],
+    breakerFailures = Number.POSITIVE_INFINITY,
+  ): Promise<void> {
+    const threshold = Number.isFinite(breakerFailures) ? breakerFailures : 2_000_000_000;
     const attemptJson = JSON.stringify(
       attempts.map((a) => ({
         id: a.id,
@@ -205,7 +262,43 @@ export const deliveriesRepo = {
       })),
     );
     await db.execute(sql`
-      with inserted as (
+      with outcome as (
+        select * from jsonb_to_recordset(${outcomeJson}::jsonb) as o(
+          id text, token text, status text, next_at timestamptz, attempted_at timestamptz, status_code int,
+          error text)
+      ),
+      per_endpoint as (
+        select d.endpoint_id, bool_or(o.status = 'succeeded') as ok,
+          count(*) filter (where o.status <> 'succeeded')::int as failures, max(o.attempted_at) as at
+        from outcome o join webhook_deliveries d on d.id = o.id and d.lease_token = o.token
+        group by d.endpoint_id
+      ),
+      breaker as (
+        update webhook_endpoints e set
+          consecutive_failures = case when p.ok then 0 else e.consecutive_failures + p.failures end,
+          tripped_at = case
+            when p.ok then null
+            when e.consecutive_failures + p.failures >= ${threshold} then coalesce(e.tripped_at, p.at)
+            else e.tripped_at end,
+          next_probe_at = case
+            when p.ok then null
+            when e.consecutive_failures + p.failures >= ${threshold} then p.at + least(
+              ${sql.raw(`interval '${BREAKER_MAX_PROBE_MS} milliseconds'`)},
+              greatest(${sql.raw(`interval '${BREAKER_FIRST_PROBE_MS} milliseconds'`)}, p.at - coalesce(e.tripped_at, p.at)))
+            else e.next_probe_at end
+        from per_endpoint p
+        where e.id = p.endpoint_id and (not p.ok or e.consecutive_failures > 0 or e.tripped_at is not null)
+        returning e.id
+      ),
+      released as (
+        -- A breaker that closes: the deliveries that were put off for its probes are due again at once.
+        update webhook_deliveries w set next_attempt_at = p.at
+        from per_endpoint p, webhook_endpoints e
+        where p.ok and e.id = p.endpoint_id and e.tripped_at is not null and w.endpoint_id = p.endpoint_id
+          and w.status = 'pending' and w.lease_token is null and w.next_attempt_at > p.at
+        returning w.id
+      ),
+      inserted as (
         insert into webhook_attempts
           (id, delivery_id, attempt, started_at, duration_ms, status_code, success, response_body, error)
         select id, delivery_id, attempt, started_at, duration_ms, status_code, success, response_body, error
@@ -223,9 +316,7 @@ export const deliveriesRepo = {
         last_error = o.error,
         completed_at = case when o.status = 'pending' then null else o.attempted_at end,
         updated_at = o.attempted_at
-      from jsonb_to_recordset(${outcomeJson}::jsonb) as o(
-        id text, token text, status text, next_at timestamptz, attempted_at timestamptz, status_code int,
-        error text)
+      from outcome o
       where d.id = o.id and d.lease_token = o.token`);
   },
 

@@ -57,7 +57,12 @@ const attemptSchema = z
     duration_ms: z.number().int(),
     status_code: z.number().int().nullable(),
     success: z.boolean(),
-    response_body: z.string().nullable().describe('The first 2 KB of the response body.'),
+    response_body: z
+      .string()
+      .nullable()
+      .describe(
+        'The first 2 KB of the response body; never kept for private targets (loopback, trusted networks).',
+      ),
     error: z.string().nullable(),
   })
   .meta({ id: 'WebhookAttempt' });

@@ -6,6 +6,8 @@ import { hostOf, type SsrfGuard } from '../ssrf.ts';
 interface WebhookRequest {
   url: string;
   isTest: boolean;
+  /** The endpoint's merchant is one of the instance's operators (whose test endpoints may reach loopback). */
+  operator?: boolean;
   headers: Record<string, string>;
   body: string;
 }
@@ -14,7 +16,7 @@ interface WebhookRequest {
 export interface WebhookResult {
   ok: boolean;
   statusCode: number | null;
-  /** The first 2 KB of the response body (UTF-8), when there was a response. */
+  /** The first 2 KB of the response body (UTF-8), when there was a response from a public address. */
   responseBody: string | null;
   /** Why it failed, when it did without a status to show for it (timeout, reset, refused, blocked, …). */
   error: string | null;
@@ -54,8 +56,15 @@ function describe(error: unknown, timedOut: boolean, timeoutMs: number): string 
   );
 }
 
+function failure(ok: boolean, statusCode: number): string | null {
+  if (ok) return null;
+  return statusCode >= 300 && statusCode < 400
+    ? `redirect (${statusCode}) not followed`
+    : `status ${statusCode}`;
+}
+
 /**
- * Sends with undici's `request` on two pooled agents, one per mode, whose sockets resolve names through the SSRF
+ * Sends with undici's `request` on three pooled agents (live, test, operators' test), whose sockets resolve names through the SSRF
  * guard: every address is checked and the socket connects to exactly those addresses. Address literals skip DNS,
  * so they are checked here before the request. Redirects are never followed (undici's `request` does not).
  */
@@ -64,7 +73,7 @@ export function createWebhookSender({
   timeoutMs,
   connectionsPerOrigin,
 }: WebhookSenderOptions): WebhookSender {
-  const agentFor = (isTest: boolean) =>
+  const agentFor = (isTest: boolean, operator: boolean) =>
     new Agent({
       connections: connectionsPerOrigin,
       pipelining: 1,
@@ -72,12 +81,16 @@ export function createWebhookSender({
       keepAliveMaxTimeout: 30_000,
       headersTimeout: timeoutMs,
       bodyTimeout: timeoutMs,
-      connect: { timeout: timeoutMs, lookup: guard.lookupFor(isTest) },
+      connect: { timeout: timeoutMs, lookup: guard.lookupFor(isTest, operator) },
     });
-  const agents = { live: agentFor(false), test: agentFor(true) };
+  const agents = {
+    live: agentFor(false, false),
+    test: agentFor(true, false),
+    operator: agentFor(true, true),
+  };
 
   return {
-    async send({ url, isTest, headers, body }) {
+    async send({ url, isTest, operator = false, headers, body }) {
       const started = performance.now();
       const elapsed = () => performance.now() - started;
       const controller = new AbortController();
@@ -89,12 +102,12 @@ export function createWebhookSender({
       try {
         const target = new URL(url);
         const host = hostOf(target);
-        if (isIP(host) !== 0) await guard.resolveAllowed(host, isTest);
+        if (isIP(host) !== 0) await guard.resolveAllowed(host, isTest, operator);
         const response = await request(target, {
           method: 'POST',
           headers,
           body,
-          dispatcher: isTest ? agents.test : agents.live,
+          dispatcher: !isTest ? agents.live : operator ? agents.operator : agents.test,
           signal: controller.signal,
         });
         const statusCode = response.statusCode;
@@ -115,18 +128,16 @@ export function createWebhookSender({
         } finally {
           if (!response.body.destroyed) response.body.destroy();
         }
-        const responseBody = printable(
-          Buffer.concat(chunks).subarray(0, RESPONSE_CAPTURE_BYTES).toString('utf8'),
-        );
+        // A private target (loopback, a trusted network) may be a local service: what it says is not kept or shown.
+        // Read all the same, as for any target, so its connection is reused the same way.
+        const responseBody = guard.isPrivateHost(host)
+          ? null
+          : printable(Buffer.concat(chunks).subarray(0, RESPONSE_CAPTURE_BYTES).toString('utf8'));
         return {
           ok,
           statusCode,
           responseBody,
-          error: ok
-            ? null
-            : statusCode >= 300 && statusCode < 400
-              ? `redirect (${statusCode}) not followed`
-              : `status ${statusCode}`,
+          error: failure(ok, statusCode),
           durationMs,
         };
       } catch (error) {
@@ -143,7 +154,7 @@ export function createWebhookSender({
     },
 
     async close() {
-      await Promise.all([agents.live.close(), agents.test.close()]);
+      await Promise.all([agents.live.close(), agents.test.close(), agents.operator.close()]);
     },
   };
 }

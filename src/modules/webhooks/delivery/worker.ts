@@ -30,6 +30,12 @@ export interface DeliveryWorkerOptions {
   concurrency: number;
   /** Deliveries in flight to any one endpoint in this worker. */
   endpointConcurrency: number;
+  /** Deliveries claimed or in flight for any one merchant (all its endpoints) in this worker. */
+  merchantConcurrency?: number;
+  /** The instance's operators (a cached set): only their test endpoints may reach loopback. */
+  operatorIds?: () => Promise<ReadonlySet<string>>;
+  /** Failed attempts in a row that trip an endpoint's breaker; unset, never. */
+  breakerFailures?: number;
   logger?: Logger | undefined;
   /** How often to look for due work without being told (retries, leases of dead workers). */
   pollIntervalMs?: number;
@@ -66,8 +72,9 @@ interface Job extends ClaimedDelivery {
 }
 
 /**
- * The delivery worker: claims due deliveries (SKIP LOCKED, with a lease), signs and POSTs them with a cap per
- * endpoint so one slow endpoint cannot hold up the others, and records every attempt and its outcome in batches.
+ * The delivery worker: claims due deliveries (SKIP LOCKED, with a lease), merchants taking turns, signs and POSTs
+ * them with a cap per endpoint and per merchant so one slow endpoint or merchant cannot hold up the others, and
+ * records every attempt and its outcome in batches.
  * Workers wake on NOTIFY from committed events, on their own scheduled retries and on a slow poll.
  */
 function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWorker {
@@ -77,6 +84,8 @@ function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWorker {
   const leaseMs = options.leaseMs ?? 2 * options.timeoutMs + 5000;
   const random = options.random ?? Math.random;
   const minimumClaim = Math.max(1, Math.floor(options.concurrency / 4));
+  const merchantConcurrency = options.merchantConcurrency ?? options.concurrency;
+  let operatorIds: ReadonlySet<string> = new Set();
 
   let running = false;
   let claiming = false;
@@ -95,6 +104,8 @@ function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWorker {
   /** Claimed and not yet sent, per endpoint, and sends in flight per endpoint. */
   const waiting = new Map<string, Job[]>();
   const inFlight = new Map<string, number>();
+  /** Claimed and not yet sent or in flight, per merchant: what its cap counts. */
+  const merchantLoad = new Map<string, number>();
   /**
    * Claims whose outcome is not recorded yet (waiting, in flight, or sent and not yet written). Bounded by
    * `concurrency`, so a worker killed at any moment leaves at most that many deliveries to be sent again.
@@ -105,6 +116,7 @@ function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWorker {
   const writer = createOutcomeWriter({
     db,
     logger,
+    breakerFailures: options.breakerFailures,
     writeNow: () => sends.size === 0 || !running,
     givingUp: () => !running && sends.size === 0,
     written(outcomes) {
@@ -174,6 +186,7 @@ function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWorker {
             (waiting.get(endpointId)?.length ?? 0) + (inFlight.get(endpointId) ?? 0) >=
             options.endpointConcurrency,
         );
+        if (options.operatorIds !== undefined) operatorIds = await options.operatorIds();
         const now = clock.now();
         const token = randomBytes(12).toString('base64url');
         const claimed = await deliveriesRepo.claim(db, {
@@ -183,8 +196,11 @@ function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWorker {
           limit: capacity,
           perEndpoint: options.endpointConcurrency,
           skipEndpoints: busy,
+          perMerchant: merchantConcurrency,
+          merchantLoad,
           maxAttempts: MAX_ATTEMPTS,
         });
+        const merchantsFull = [...merchantLoad.values()].some((held) => held >= merchantConcurrency);
         lastError = null;
         if (claimed.length > 0) stats.claims += 1;
         for (const delivery of claimed) accept({ ...delivery, leaseToken: token });
@@ -194,8 +210,8 @@ function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWorker {
         }
         const capped = [...perEndpoint.values()].some((count) => count >= options.endpointConcurrency);
         lastClaimFull = claimed.length >= capacity;
-        // Fewer than asked, nothing skipped and no endpoint held back by its cap: that was every due row.
-        const sawAll = !lastClaimFull && busy.length === 0 && !capped;
+        // Fewer than asked, nothing skipped and no endpoint or merchant held back by its cap: that was every due row.
+        const sawAll = !lastClaimFull && busy.length === 0 && !capped && !merchantsFull;
         backlog = !sawAll;
         if (claimed.length === 0 || sawAll) break;
       }
@@ -212,6 +228,8 @@ function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWorker {
   }
 
   function accept(job: Job): void {
+    // Its endpoint's breaker is open: the delivery was put off until the next probe, not claimed.
+    if (job.deferred) return;
     stats.claimed += 1;
     if (job.lostToken !== null) {
       // The worker that held the previous attempt stopped before it recorded anything: say so in the log of attempts.
@@ -229,6 +247,7 @@ function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWorker {
       });
     }
     if (job.status !== 'pending') return;
+    merchantLoad.set(job.merchantId, (merchantLoad.get(job.merchantId) ?? 0) + 1);
     const queue = waiting.get(job.endpointId) ?? [];
     queue.push(job);
     waiting.set(job.endpointId, queue);
@@ -252,6 +271,9 @@ function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWorker {
         const left = (inFlight.get(endpointId) ?? 1) - 1;
         if (left === 0) inFlight.delete(endpointId);
         else inFlight.set(endpointId, left);
+        const held = (merchantLoad.get(job.merchantId) ?? 1) - 1;
+        if (held === 0) merchantLoad.delete(job.merchantId);
+        else merchantLoad.set(job.merchantId, held);
         pump(endpointId);
       });
       sends.add(sending);
@@ -269,7 +291,13 @@ function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWorker {
         secrets: options.signingSecrets(job),
         at,
       });
-      result = await sender.send({ url: job.url, isTest: job.isTest, headers, body: job.body });
+      result = await sender.send({
+        url: job.url,
+        isTest: job.isTest,
+        operator: job.isTest && operatorIds.has(job.merchantId),
+        headers,
+        body: job.body,
+      });
     } catch (error) {
       result = {
         ok: false,
@@ -357,6 +385,8 @@ export function createConfiguredDeliveryWorker(deps: {
   signingSecrets: DeliveryWorkerOptions['signingSecrets'];
   /** The program's one SSRF guard, which also checks endpoint URLs when they are saved (services.ts). */
   guard: SsrfGuard;
+  /** The instance's operators (accounts/operators.ts). */
+  operatorIds: () => Promise<ReadonlySet<string>>;
   logger?: Logger | undefined;
   pollIntervalMs?: number;
 }): DeliveryWorker {
@@ -375,6 +405,9 @@ export function createConfiguredDeliveryWorker(deps: {
     timeoutMs: config.webhookTimeoutMs,
     concurrency: config.webhookConcurrency,
     endpointConcurrency: config.webhookEndpointConcurrency,
+    merchantConcurrency: config.webhookMerchantConcurrency,
+    breakerFailures: config.webhookBreakerFailures,
+    operatorIds: deps.operatorIds,
     logger: deps.logger,
     ...(deps.pollIntervalMs === undefined ? {} : { pollIntervalMs: deps.pollIntervalMs }),
   });

@@ -1,4 +1,4 @@
-import { and, desc, eq, isNull, type SQL, sql } from 'drizzle-orm';
+import { and, count, desc, eq, isNull, type SQL, sql } from 'drizzle-orm';
 import type { Db } from '../../../db/client.ts';
 import { webhookEndpoints } from '../../../db/schema/index.ts';
 
@@ -53,6 +53,12 @@ export function createWebhookEndpointsRepo(db: Db) {
       findInMode ??= prepareFind(db, true);
       const [row] = await findInMode.execute({ id, merchantId, isTest });
       return row;
+    },
+
+    /** Endpoints the merchant has in the mode, not counting deleted ones. */
+    async count(merchantId: string, isTest: boolean): Promise<number> {
+      const [row] = await db.select({ n: count() }).from(webhookEndpoints).where(scope(merchantId, isTest));
+      return Number(row?.n ?? 0);
     },
 
     async list(merchantId: string, isTest: boolean | undefined): Promise<WebhookEndpointRow[]> {

@@ -36,6 +36,8 @@ describe('webhook endpoints', () => {
       is_test: true,
       enabled: true,
       description: 'dev',
+      consecutive_failures: 0,
+      tripped_at: null,
       created_at: expect.any(String),
       updated_at: expect.any(String),
       signing_secret: expect.stringMatching(/^whsec_[A-Za-z0-9+/]{43}=$/),

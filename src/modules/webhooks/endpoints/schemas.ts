@@ -7,6 +7,18 @@ export const webhookEndpointSchema = z
     is_test: z.boolean(),
     enabled: z.boolean(),
     description: z.string().nullable(),
+    consecutive_failures: z
+      .number()
+      .int()
+      .describe(
+        'Failed attempts in a row; a success resets it. At SVC_WEBHOOK_BREAKER_FAILURES the endpoint trips.',
+      ),
+    tripped_at: z.iso
+      .datetime()
+      .nullable()
+      .describe(
+        'Set while the endpoint keeps failing: deliveries then wait and one probe at a time is sent, with a growing back-off, until one succeeds.',
+      ),
     created_at: z.iso.datetime(),
     updated_at: z.iso.datetime(),
   })

@@ -13,15 +13,20 @@ const ROTATION_OVERLAP_MS = 24 * 60 * 60 * 1000;
 
 /**
  * Decides whether a URL may receive deliveries; throws an AppError naming `url` when not. The delivery engine's
- * SSRF guard plugs in here so registration and delivery apply the same rules.
+ * SSRF guard plugs in here so registration and delivery apply the same rules. `operator`: the endpoint's merchant is
+ * one of the instance's operators (who alone may point test endpoints at loopback).
  */
-export type EndpointUrlCheck = (url: URL, isTest: boolean) => Promise<void>;
+export type EndpointUrlCheck = (url: URL, isTest: boolean, operator?: boolean) => Promise<void>;
 
 export interface WebhookEndpointsDeps {
   repo: WebhookEndpointsRepo;
   clock: Clock;
   masterKey: Buffer;
   checkUrl: EndpointUrlCheck;
+  /** Whether a merchant is one of the instance's operators (accounts/operators.ts). */
+  isOperator(merchantId: string): Promise<boolean>;
+  /** Endpoints a merchant may have in each mode (`SVC_WEBHOOK_MAX_ENDPOINTS`). */
+  maxEndpoints: number;
 }
 
 function newSigningSecret(): string {
@@ -35,6 +40,8 @@ function toView(row: WebhookEndpointRow): WebhookEndpointView {
     is_test: row.isTest,
     enabled: row.enabled,
     description: row.description,
+    consecutive_failures: row.consecutiveFailures,
+    tripped_at: row.trippedAt?.toISOString() ?? null,
     created_at: row.createdAt.toISOString(),
     updated_at: row.updatedAt.toISOString(),
   };
@@ -61,10 +68,18 @@ function parseEndpointUrl(raw: string, isTest: boolean): URL {
   return url;
 }
 
-export function createWebhookEndpointsService({ repo, clock, masterKey, checkUrl }: WebhookEndpointsDeps) {
-  async function validUrl(raw: string, isTest: boolean): Promise<string> {
+export function createWebhookEndpointsService({
+  repo,
+  clock,
+  masterKey,
+  checkUrl,
+  isOperator,
+  maxEndpoints,
+}: WebhookEndpointsDeps) {
+  async function validUrl(merchantId: string, raw: string, isTest: boolean): Promise<string> {
     const url = parseEndpointUrl(raw, isTest);
-    await checkUrl(url, isTest);
+    // Only test endpoints can ever reach past the public internet on an operator's say-so.
+    await checkUrl(url, isTest, isTest && (await isOperator(merchantId)));
     return url.toString();
   }
 
@@ -80,7 +95,15 @@ export function createWebhookEndpointsService({ repo, clock, masterKey, checkUrl
       input: { url: string; is_test?: boolean | undefined; description?: string | null | undefined },
     ): Promise<WebhookEndpointView & { signing_secret: string }> {
       const isTest = modeForWrite(principal, input.is_test);
-      const url = await validUrl(input.url, isTest);
+      // Counted before the insert: two registrations racing can pass one over the limit, which is harmless (the
+      // limit bounds fan-out and worker slots, not a security boundary).
+      if ((await repo.count(principal.merchantId, isTest)) >= maxEndpoints) {
+        throw new AppError(
+          'endpoint_limit_reached',
+          `A merchant may have at most ${maxEndpoints} ${isTest ? 'test' : 'live'} webhook endpoints; delete one first.`,
+        );
+      }
+      const url = await validUrl(principal.merchantId, input.url, isTest);
       const secret = newSigningSecret();
       const now = clock.now();
       const row: WebhookEndpointRow = {
@@ -93,6 +116,9 @@ export function createWebhookEndpointsService({ repo, clock, masterKey, checkUrl
         secretSealed: encryptSecret(masterKey, secret),
         previousSecretSealed: null,
         previousSecretExpiresAt: null,
+        consecutiveFailures: 0,
+        trippedAt: null,
+        nextProbeAt: null,
         createdAt: now,
         updatedAt: now,
         deletedAt: null,
@@ -120,7 +146,8 @@ export function createWebhookEndpointsService({ repo, clock, masterKey, checkUrl
     ): Promise<WebhookEndpointView> {
       const existing = await findOrThrow(principal, id);
       const changes: Partial<WebhookEndpointRow> = { updatedAt: clock.now() };
-      if (input.url !== undefined) changes.url = await validUrl(input.url, existing.isTest);
+      if (input.url !== undefined)
+        changes.url = await validUrl(principal.merchantId, input.url, existing.isTest);
       if (input.description !== undefined) changes.description = input.description;
       if (input.enabled !== undefined) changes.enabled = input.enabled;
       const row = await repo.update(principal.merchantId, existing.isTest, id, changes);

@@ -3,9 +3,32 @@ import { ApiError, buildUrl, NetworkError } from './api.ts';
 import { explain, genericPath } from './errors.ts';
 import { addressUrl, txUrl } from './explorers.ts';
 import { formatAmount, relativeTime, shorten, statusLabel } from './format.ts';
-import { fallbackChains, readChains, readDelivery, readKeypair, readPage, readPayment } from './model.ts';
+import {
+  fallbackChains,
+  readChains,
+  readDelivery,
+  readEndpoint,
+  readKeypair,
+  readPage,
+  readPayment,
+} from './model.ts';
 
 describe('dashboard readers', () => {
+  it("reads an endpoint's circuit breaker, and treats an older server's answer as healthy", () => {
+    expect(
+      readEndpoint({
+        id: 'we_1',
+        url: 'https://x.example/',
+        consecutive_failures: 12,
+        tripped_at: '2026-11-25T12:00:00.000Z',
+      }),
+    ).toMatchObject({ consecutiveFailures: 12, trippedAt: '2026-11-25T12:00:00.000Z' });
+    expect(readEndpoint({ id: 'we_1', url: 'https://x.example/' })).toMatchObject({
+      consecutiveFailures: 0,
+      trippedAt: null,
+    });
+  });
+
   it('reads a payment as the API returns it, keeping amounts as exact strings', () => {
     const payment = readPayment({
       payment_id: '01a204b6-7681-7c61-a9db-cd5f6bc68328',

@@ -129,6 +129,10 @@ export interface Endpoint {
   isTest: boolean;
   enabled: boolean;
   description: string | null;
+  /** Failed attempts in a row. */
+  consecutiveFailures: number;
+  /** Set while the endpoint's circuit breaker is open (it keeps failing; one probe at a time is sent). */
+  trippedAt: string | null;
   createdAt: string | null;
   updatedAt: string | null;
 }
@@ -141,6 +145,8 @@ export function readEndpoint(value: unknown): Endpoint {
     isTest: flag(source, 'is_test') ?? true,
     enabled: flag(source, 'enabled') ?? true,
     description: text(source, 'description'),
+    consecutiveFailures: integer(source, 'consecutive_failures') ?? 0,
+    trippedAt: text(source, 'tripped_at'),
     createdAt: text(source, 'created_at'),
     updatedAt: text(source, 'updated_at'),
   };

@@ -24,7 +24,13 @@ import {
 } from '../model.ts';
 import { Link, navigate } from '../router.tsx';
 import { useAction, useApp, useResource } from '../state.tsx';
-import { EnabledToggle, type RevealedSecret, readRevealedSecret, SecretOnce } from './webhooks.tsx';
+import {
+  EnabledToggle,
+  type RevealedSecret,
+  readRevealedSecret,
+  SecretOnce,
+  TrippedNotice,
+} from './webhooks.tsx';
 
 const sinceChoices = [
   { value: '24h', label: 'the last 24 hours', ms: 24 * 3600 * 1000 },
@@ -317,6 +323,8 @@ export function WebhookDetailPage({ id }: { id: string }) {
           </button>
         </div>
       </div>
+
+      <TrippedNotice endpoint={endpoint} />
 
       <Deliveries endpoint={endpoint} />
 

@@ -8,6 +8,7 @@ import {
   Field,
   fieldError,
   Loading,
+  Notice,
   PageHeader,
   ShownOnce,
   Time,
@@ -235,6 +236,7 @@ export function WebhooksPage() {
                   )}
                   <code>{endpoint.id}</code> · added <Time iso={endpoint.createdAt} />
                 </p>
+                <TrippedNotice endpoint={endpoint} />
               </div>
               <div class="endpoint-side">
                 <EnabledToggle
@@ -256,4 +258,18 @@ export function WebhooksPage() {
   );
 }
 
-export { EnabledToggle };
+/** The endpoint keeps failing: its circuit breaker holds deliveries back and probes one at a time. */
+function TrippedNotice({ endpoint }: { endpoint: Endpoint }) {
+  if (endpoint.trippedAt === null) return null;
+  return (
+    <Notice tone="warn" title="This endpoint keeps failing">
+      <p data-testid="endpoint-tripped">
+        {endpoint.consecutiveFailures} attempts in a row have failed since <Time iso={endpoint.trippedAt} />.
+        Deliveries to it are held back and retried one at a time, less and less often, until one succeeds;
+        then the rest go out at once. Check that your server answers with a 2xx within the time limit.
+      </p>
+    </Notice>
+  );
+}
+
+export { EnabledToggle, TrippedNotice };
