@@ -203,7 +203,7 @@ describe('POST /v1/payments/checkout/{payment_id}/simulate', () => {
     const doc = (await t.app.inject({ method: 'GET', url: '/v1/openapi.json' })).json();
     const operation = doc.paths?.['/payments/checkout/{payment_id}/simulate']?.post;
     expect(operation?.tags).toEqual(['Checkout']);
-    expect(operation?.security).toBeUndefined();
+    expect(operation?.security).toEqual([]);
   });
 });
 

@@ -44,7 +44,11 @@ function AttemptsTable({ delivery }: { delivery: Delivery }) {
                 {attempt.response !== null && attempt.response !== '' ? (
                   <pre class="response">{attempt.response}</pre>
                 ) : (
-                  attempt.error === null && <span class="muted">Empty body</span>
+                  attempt.error === null && (
+                    <span class="muted">
+                      {attempt.response === null ? 'Body not kept (private network target)' : 'Empty body'}
+                    </span>
+                  )
                 )}
               </td>
             </tr>
