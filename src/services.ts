@@ -71,7 +71,7 @@ export function buildServices({
     checkUrl: checkWebhookUrl ?? ssrfGuard.checkUrl,
   });
   const events = createEventsService({ db, repo: eventsRepo, clock, endpoints: webhookEndpoints });
-  const settings = createSettingsService({ db, repo: createSettingsRepo(db), clock });
+  const settings = createSettingsService({ db, repo: createSettingsRepo(db), clock, events, accounts });
   const seeds = { testMnemonic: config.testMnemonic, liveMnemonic: config.liveMnemonic };
   const deriver = overrides.deriver ?? createAddressDeriver(seeds);
   // A second derivation, independent of the first, confirms every address before it is handed out.

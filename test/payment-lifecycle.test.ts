@@ -205,9 +205,14 @@ describe('payment lifecycle through the running program', () => {
     expect(endpoint.status, JSON.stringify(endpoint.json)).toBe(201);
     const secret = endpoint.json.signing_secret as string;
 
-    const wallets = await api('PUT', '/v1/settings/payout-wallets', key, {
-      ethereum: '0x52908400098527886E0F7030069857D2E4169EE7',
-    });
+    const wallets = await api(
+      'PUT',
+      '/v1/settings/payout-wallets?is_test=true',
+      { authorization: `Bearer ${token}` },
+      {
+        ethereum: '0x52908400098527886E0F7030069857D2E4169EE7',
+      },
+    );
     expect(wallets.status, JSON.stringify(wallets.json)).toBe(200);
 
     const create = async () => {

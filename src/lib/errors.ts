@@ -22,6 +22,7 @@ export const errorStatus = {
   invalid_token: 401,
   invalid_credentials: 401,
   forbidden: 403,
+  reauthentication_required: 403,
   not_found: 404,
   route_not_found: 404,
   method_not_allowed: 405,

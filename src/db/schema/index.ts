@@ -10,6 +10,7 @@ export * from './keypairs.ts';
 export * from './merchant-settings.ts';
 export * from './merchants.ts';
 export * from './payments.ts';
+export * from './payout-wallet-changes.ts';
 export * from './payout-wallets.ts';
 export * from './sim-blocks.ts';
 export * from './sim-transfers.ts';

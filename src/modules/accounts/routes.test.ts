@@ -87,6 +87,20 @@ describe('accounts', () => {
     expect(extra.json().error).toMatchObject({ code: 'parameter_unknown', param: 'admin' });
   });
 
+  it('refuses a correctly signed token of a merchant that no longer exists with 401 invalid_token', async () => {
+    const session = (await signup({ email: uniqueEmail(), password: strongPassword })).json();
+    await t.database.db.execute(sql`delete from merchants where id = ${session.merchant.id}`);
+    const me = await t.app.inject({ method: 'GET', url: '/v1/me', headers: bearer(session.token) });
+    expect(me.statusCode, me.body).toBe(401);
+    expect(me.json().error.code).toBe('invalid_token');
+    const keypairs = await t.app.inject({
+      method: 'POST',
+      url: '/v1/keypairs',
+      headers: bearer(session.token),
+    });
+    expect(keypairs.statusCode, keypairs.body).toBe(401);
+  });
+
   it('refuses /me without credentials, with a forged token and with an expired one', async () => {
     const none = await t.app.inject({ method: 'GET', url: '/v1/me' });
     expect(none.statusCode).toBe(401);

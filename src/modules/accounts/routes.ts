@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { principalOf } from '../../http/auth.ts';
 import type { RouteContext } from '../../http/context.ts';
-import { credentialsSchema, merchantSchema, sessionSchema } from './schemas.ts';
+import { credentialsSchema, merchantSchema, passwordSchema, sessionSchema } from './schemas.ts';
 
 export function accountsRoutes({ services, requireAuth }: RouteContext): FastifyPluginAsyncZod {
   return async (app) => {
@@ -32,6 +32,23 @@ export function accountsRoutes({ services, requireAuth }: RouteContext): Fastify
         },
       },
       async (request) => services.accounts.login(request.body.email, request.body.password),
+    );
+
+    app.post(
+      '/auth/reauthenticate',
+      {
+        preHandler: requireAuth('jwt'),
+        schema: {
+          tags: ['Accounts'],
+          summary:
+            'Enter the password again for a fresh token: changes of payout wallets need one from the last 10 minutes',
+          security: [{ bearer: [] }],
+          body: passwordSchema,
+          response: { 200: sessionSchema },
+        },
+      },
+      async (request) =>
+        services.accounts.reauthenticate(principalOf(request).merchantId, request.body.password),
     );
 
     app.get(

@@ -13,6 +13,10 @@ export const credentialsSchema = z.strictObject({
   password: z.string().max(256),
 });
 
+export const passwordSchema = z.strictObject({
+  password: z.string().max(256),
+});
+
 export const sessionSchema = z
   .object({
     token: z.string().describe('JWT for the dashboard API; send as `Authorization: Bearer <token>`.'),

@@ -9,6 +9,12 @@ import type { MerchantView, SessionView } from './schemas.ts';
 const ISSUER = 'svc';
 const AUDIENCE = 'svc-dashboard';
 
+/** A valid dashboard token: its merchant and when its password was last entered (Unix seconds). */
+export interface VerifiedToken {
+  merchantId: string;
+  authTime: number;
+}
+
 export interface AccountsDeps {
   repo: AccountsRepo;
   clock: Clock;
@@ -24,10 +30,11 @@ export function createAccountsService({ repo, clock, jwtSecret, jwtTtlSeconds }:
   // Verifying against a real hash when the email is unknown keeps failed logins equally slow either way.
   const decoyHash = hashPassword('decoy-password-never-used');
 
-  async function issueSession(row: MerchantRow): Promise<SessionView> {
+  /** `authTime`: when the password was entered (OIDC's `auth_time`), which decides who may redirect funds. */
+  async function issueSession(row: MerchantRow, authTime?: number): Promise<SessionView> {
     const issuedAt = Math.floor(clock.now().getTime() / 1000);
     const expiresAt = issuedAt + jwtTtlSeconds;
-    const token = await new SignJWT({})
+    const token = await new SignJWT({ auth_time: authTime ?? issuedAt })
       .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
       .setSubject(row.id)
       .setIssuer(ISSUER)
@@ -66,8 +73,13 @@ export function createAccountsService({ repo, clock, jwtSecret, jwtTtlSeconds }:
       return issueSession(row);
     },
 
-    /** Returns the merchant id of a valid, unexpired dashboard token, else null. */
-    async verifyToken(token: string): Promise<string | null> {
+    /**
+     * The merchant and password time of a valid, unexpired dashboard token whose merchant still exists, else null:
+     * a correctly signed token outlives a deleted merchant, and must then be refused like any invalid one.
+     */
+    async verifyToken(token: string): Promise<VerifiedToken | null> {
+      let merchantId: string;
+      let authTime: number;
       try {
         const { payload } = await jwtVerify(token, jwtSecret, {
           issuer: ISSUER,
@@ -75,10 +87,25 @@ export function createAccountsService({ repo, clock, jwtSecret, jwtTtlSeconds }:
           algorithms: ['HS256'],
           currentDate: clock.now(),
         });
-        return typeof payload.sub === 'string' ? payload.sub : null;
+        if (typeof payload.sub !== 'string') return null;
+        merchantId = payload.sub;
+        // Tokens issued before auth_time existed count as entered at issue: they cannot pass a recent-auth check.
+        authTime = typeof payload.auth_time === 'number' ? payload.auth_time : (payload.iat ?? 0);
       } catch {
         return null;
       }
+      if ((await repo.findById(merchantId)) === undefined) return null;
+      return { merchantId, authTime };
+    },
+
+    /** A fresh token for a signed-in merchant who entered the password again (before payout changes). */
+    async reauthenticate(merchantId: string, password: string): Promise<SessionView> {
+      const row = await repo.findById(merchantId);
+      const ok = await verifyPassword(row?.passwordHash ?? (await decoyHash), password);
+      if (row === undefined || !ok) {
+        throw new AppError('invalid_credentials', 'The password is incorrect.', { param: 'password' });
+      }
+      return issueSession(row);
     },
 
     async getMerchant(id: string): Promise<MerchantView> {
@@ -88,3 +115,5 @@ export function createAccountsService({ repo, clock, jwtSecret, jwtTtlSeconds }:
     },
   };
 }
+
+export type AccountsService = ReturnType<typeof createAccountsService>;
