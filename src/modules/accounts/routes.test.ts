@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   bearer,
   createTestApp,
+  manualClock,
   strongPassword,
   type TestApp,
   uniqueEmail,
@@ -78,6 +79,52 @@ describe('accounts', () => {
     expect(unknown.statusCode).toBe(401);
     expect(wrong.json().error.code).toBe('invalid_credentials');
     expect(unknown.json().error.message).toBe(wrong.json().error.message);
+  });
+
+  it('delays an account after 5 failed logins with 429 and a doubling Retry-After, known or unknown email', async () => {
+    const clock = manualClock(new Date());
+    const limited = await createTestApp({ database: t.database, clock });
+    try {
+      const email = uniqueEmail();
+      await limited.app.inject({
+        method: 'POST',
+        url: '/v1/auth/signup',
+        payload: { email, password: strongPassword },
+      });
+      for (const account of [email, uniqueEmail()]) {
+        const attempt = (password: string) =>
+          limited.app.inject({
+            method: 'POST',
+            url: '/v1/auth/login',
+            payload: { email: account, password },
+          });
+        for (let i = 0; i < 5; i++) expect((await attempt('wrong password here')).statusCode).toBe(401);
+        // Even the right password waits: nothing is checked during the delay.
+        const refused = await attempt(strongPassword);
+        expect(refused.statusCode, refused.body).toBe(429);
+        expect(refused.json().error.code).toBe('rate_limited');
+        expect(refused.headers['retry-after']).toBe('1');
+        clock.advance(1000);
+        expect((await attempt('wrong password here')).statusCode).toBe(401);
+        expect((await attempt('wrong password here')).headers['retry-after']).toBe('2');
+        clock.advance(2000);
+      }
+      // After the wait the right password logs in, and the success clears the account's counter.
+      const ok = await limited.app.inject({
+        method: 'POST',
+        url: '/v1/auth/login',
+        payload: { email, password: strongPassword },
+      });
+      expect(ok.statusCode, ok.body).toBe(200);
+      const again = await limited.app.inject({
+        method: 'POST',
+        url: '/v1/auth/login',
+        payload: { email, password: 'wrong password here' },
+      });
+      expect(again.statusCode).toBe(401);
+    } finally {
+      await limited.close();
+    }
   });
 
   it('refuses a bad email and unknown fields', async () => {

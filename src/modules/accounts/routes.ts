@@ -31,7 +31,7 @@ export function accountsRoutes({ services, requireAuth }: RouteContext): Fastify
           response: { 200: sessionSchema },
         },
       },
-      async (request) => services.accounts.login(request.body.email, request.body.password),
+      async (request) => services.accounts.login(request.body.email, request.body.password, request.ip),
     );
 
     app.post(
@@ -48,7 +48,7 @@ export function accountsRoutes({ services, requireAuth }: RouteContext): Fastify
         },
       },
       async (request) =>
-        services.accounts.reauthenticate(principalOf(request).merchantId, request.body.password),
+        services.accounts.reauthenticate(principalOf(request).merchantId, request.body.password, request.ip),
     );
 
     app.get(

@@ -2,6 +2,7 @@ import { jwtVerify, SignJWT } from 'jose';
 import type { Clock } from '../../lib/clock.ts';
 import { AppError } from '../../lib/errors.ts';
 import { newId } from '../../lib/ids.ts';
+import { createLoginThrottle } from './login-throttle.ts';
 import { hashPassword, passwordWeakness, verifyPassword } from './passwords.ts';
 import type { AccountsRepo, MerchantRow } from './repo.ts';
 import type { MerchantView, SessionView } from './schemas.ts';
@@ -29,6 +30,29 @@ function toMerchantView(row: MerchantRow): MerchantView {
 export function createAccountsService({ repo, clock, jwtSecret, jwtTtlSeconds }: AccountsDeps) {
   // Verifying against a real hash when the email is unknown keeps failed logins equally slow either way.
   const decoyHash = hashPassword('decoy-password-never-used');
+  const throttle = createLoginThrottle(clock);
+
+  /** Refuses an attempt while its account or IP must wait, then checks the password and counts the outcome. */
+  async function checkPassword(
+    account: string,
+    row: MerchantRow | undefined,
+    password: string,
+    ip: string | undefined,
+  ): Promise<boolean> {
+    const wait = throttle.waitMs(account, ip);
+    if (wait > 0) {
+      const seconds = Math.ceil(wait / 1000);
+      throw new AppError(
+        'rate_limited',
+        `Too many failed attempts: try again in ${seconds} second${seconds === 1 ? '' : 's'}.`,
+        { headers: { 'retry-after': String(seconds) } },
+      );
+    }
+    const ok = await verifyPassword(row?.passwordHash ?? (await decoyHash), password);
+    if (row !== undefined && ok) throttle.succeeded(account);
+    else throttle.failed(account, ip);
+    return row !== undefined && ok;
+  }
 
   /** `authTime`: when the password was entered (OIDC's `auth_time`), which decides who may redirect funds. */
   async function issueSession(row: MerchantRow, authTime?: number): Promise<SessionView> {
@@ -64,10 +88,12 @@ export function createAccountsService({ repo, clock, jwtSecret, jwtTtlSeconds }:
       return issueSession(row);
     },
 
-    async login(emailInput: string, password: string): Promise<SessionView> {
-      const row = await repo.findByEmail(emailInput.trim().toLowerCase());
-      const ok = await verifyPassword(row?.passwordHash ?? (await decoyHash), password);
-      if (row === undefined || !ok) {
+    /** `ip`: the client's address, for the per-IP part of the failed-login delays. */
+    async login(emailInput: string, password: string, ip?: string): Promise<SessionView> {
+      const email = emailInput.trim().toLowerCase();
+      const row = await repo.findByEmail(email);
+      // Unknown emails are counted and delayed like known ones, and checked against the decoy: same answer, same time.
+      if (!(await checkPassword(email, row, password, ip)) || row === undefined) {
         throw new AppError('invalid_credentials', 'The email or password is incorrect.');
       }
       return issueSession(row);
@@ -99,10 +125,10 @@ export function createAccountsService({ repo, clock, jwtSecret, jwtTtlSeconds }:
     },
 
     /** A fresh token for a signed-in merchant who entered the password again (before payout changes). */
-    async reauthenticate(merchantId: string, password: string): Promise<SessionView> {
+    async reauthenticate(merchantId: string, password: string, ip?: string): Promise<SessionView> {
       const row = await repo.findById(merchantId);
-      const ok = await verifyPassword(row?.passwordHash ?? (await decoyHash), password);
-      if (row === undefined || !ok) {
+      // Counted on the same account as logins: a stolen session cannot guess the password faster than a login could.
+      if (!(await checkPassword(row?.email ?? merchantId, row, password, ip)) || row === undefined) {
         throw new AppError('invalid_credentials', 'The password is incorrect.', { param: 'password' });
       }
       return issueSession(row);
