@@ -12,14 +12,16 @@ import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { EngineThread } from './db/engine-thread.ts';
 
-const roles = ['serve', 'api', 'worker', 'migrate'] as const;
+const roles = ['serve', 'api', 'worker', 'migrate', 'invite', 'reset-password'] as const;
 type Role = (typeof roles)[number];
 
 const usage = `Usage: svc <role>
   serve    HTTP API and every background worker (default; the only sensible role on the embedded database)
   api      HTTP API only
   worker   background workers only
-  migrate  apply database migrations and exit`;
+  migrate  apply database migrations and exit
+  invite   print a one-time sign-up invite (SVC_SIGNUP=invite)
+  reset-password EMAIL   print a one-time password-reset link for that account`;
 
 /**
  * The embedded data directory when it already holds a database (a restart), read from the environment exactly as
@@ -84,6 +86,12 @@ async function main(argv: string[]): Promise<void> {
     const database = await openMigratedDatabase(config, engine, logger);
     logger.info('migrations applied');
     await database.close();
+    return;
+  }
+
+  if (role === 'invite' || role === 'reset-password') {
+    const { runAdminCommand } = await import('./admin.ts');
+    process.exitCode = await runAdminCommand({ command: role, args: argv.slice(1), config, logger, engine });
     return;
   }
 

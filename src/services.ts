@@ -2,6 +2,7 @@ import type { Logger } from 'pino';
 import type { Config } from './config.ts';
 import type { Database } from './db/client.ts';
 import type { Clock } from './lib/clock.ts';
+import { createResetMailer } from './modules/accounts/mailer.ts';
 import { createAccountsRepo } from './modules/accounts/repo.ts';
 import { createAccountsService } from './modules/accounts/service.ts';
 import { confirmationsFor } from './modules/chains/confirmations.ts';
@@ -56,6 +57,11 @@ export function buildServices({
     clock,
     jwtSecret: config.jwtSecret,
     jwtTtlSeconds: config.jwtTtlSeconds,
+    signup: config.signup,
+    publicUrl: config.publicUrl,
+    sendResetMail:
+      config.smtpUrl === undefined ? undefined : createResetMailer(config.smtpUrl, config.smtpFrom),
+    onMailError: (error) => logger?.error({ err: error }, 'password-reset mail not sent'),
   });
   const keys = createKeysService({
     repo: createKeysRepo(db),

@@ -121,7 +121,7 @@ describe('live EVM payments through the running program against anvil', { timeou
         NODE_ENV: 'production',
         PORT: String(port),
         HOST: '127.0.0.1',
-        ...(isolated.url === undefined ? {} : { DATABASE_URL: isolated.url }),
+        ...(isolated.url === undefined ? {} : { DATABASE_URL: isolated.url, SVC_SIGNUP: 'open' }),
         SVC_DATA_DIR: mkdtempSync(join(tmpdir(), 'svc-evm-live-')),
         SVC_MASTER_KEY: randomBytes(32).toString('base64'),
         SVC_JWT_SECRET: randomBytes(32).toString('hex'),

@@ -133,6 +133,7 @@ beforeAll(async () => {
     const isolated = await createIsolatedDatabase();
     dropDatabase = isolated.drop;
     env.DATABASE_URL = isolated.url ?? '';
+    env.SVC_SIGNUP = 'open';
     env.SVC_MASTER_KEY = randomBytes(32).toString('base64');
     env.SVC_JWT_SECRET = randomBytes(32).toString('hex');
     env.SVC_TEST_MNEMONIC =
@@ -316,6 +317,7 @@ describe('payment lifecycle through the running program', () => {
       const own = await createIsolatedDatabase();
       dropOwn = own.drop;
       env.DATABASE_URL = own.url ?? '';
+      env.SVC_SIGNUP = 'open';
     }
     const hooks = await startReceiver();
     let program = await startProgram(env);
@@ -399,6 +401,7 @@ describe('payment lifecycle through the running program', () => {
       const env = {
         ...baseEnv,
         DATABASE_URL: own.url ?? '',
+        SVC_SIGNUP: 'open',
         SVC_DATA_DIR: mkdtempSync(join(tmpdir(), 'svc-e2e-multi-')),
       };
       const hooks = await startReceiver();

@@ -77,5 +77,3 @@ export function createLoginThrottle(clock: Clock) {
     },
   };
 }
-
-export type LoginThrottle = ReturnType<typeof createLoginThrottle>;

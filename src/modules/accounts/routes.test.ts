@@ -62,12 +62,24 @@ describe('accounts', () => {
     expect(missing.json().error).toMatchObject({ code: 'parameter_missing', param: 'password' });
   });
 
-  it('refuses a duplicate email, whatever its case', async () => {
+  it('never tells whether an email has an account: its password logs in, any other answers as a failed login', async () => {
     const email = uniqueEmail();
-    expect((await signup({ email, password: strongPassword })).statusCode).toBe(201);
+    const created = await signup({ email, password: strongPassword });
+    expect(created.statusCode).toBe(201);
+    // The same email (any case) with its password: 201 and a session of that very account, like a new one.
     const again = await signup({ email: email.toUpperCase(), password: strongPassword });
-    expect(again.statusCode).toBe(409);
-    expect(again.json().error).toMatchObject({ code: 'email_taken', param: 'email' });
+    expect(again.statusCode).toBe(201);
+    expect(Object.keys(again.json()).sort()).toEqual(Object.keys(created.json()).sort());
+    expect(again.json().merchant.id).toBe(created.json().merchant.id);
+    // Another password: exactly the answer of a failed login for any email, known or not.
+    const taken = await signup({ email, password: 'another long passphrase' });
+    const failedLogin = await login({ email: uniqueEmail(), password: 'another long passphrase' });
+    expect(taken.statusCode).toBe(401);
+    expect(failedLogin.statusCode).toBe(401);
+    const { request_id: _a, ...takenError } = taken.json().error;
+    const { request_id: _b, ...loginError } = failedLogin.json().error;
+    expect(takenError).toEqual(loginError);
+    expect(taken.body).not.toContain('exists');
   });
 
   it('answers a wrong password and an unknown email the same way', async () => {

@@ -1,5 +1,7 @@
+import { randomBytes } from 'node:crypto';
 import { jwtVerify, SignJWT } from 'jose';
 import type { Clock } from '../../lib/clock.ts';
+import { sha256Hex } from '../../lib/crypto.ts';
 import { AppError } from '../../lib/errors.ts';
 import { newId } from '../../lib/ids.ts';
 import { createLoginThrottle } from './login-throttle.ts';
@@ -16,18 +18,43 @@ export interface VerifiedToken {
   authTime: number;
 }
 
+type SignupMode = 'open' | 'invite' | 'closed';
+
 export interface AccountsDeps {
   repo: AccountsRepo;
   clock: Clock;
   jwtSecret: Uint8Array;
   jwtTtlSeconds: number;
+  /** SVC_SIGNUP: who may create an account. */
+  signup: SignupMode;
+  /** The public base URL, for password-reset links. */
+  publicUrl: string;
+  /** Sends a password-reset link by mail (SVC_SMTP_URL); undefined when no mail is configured. */
+  sendResetMail?: ((to: string, link: string) => Promise<void>) | undefined;
+  /** Reports a mail that could not be sent (the request's answer never tells). */
+  onMailError?: (error: unknown) => void;
 }
+
+const INVITE_TTL_MS = 7 * 24 * 3600_000;
+const RESET_TTL_MS = 60 * 60_000;
+
+/** A one-time secret: 32 random bytes, shown once, stored only as its SHA-256. */
+const oneTimeSecret = () => randomBytes(32).toString('base64url');
 
 function toMerchantView(row: MerchantRow): MerchantView {
   return { id: row.id, email: row.email, created_at: row.createdAt.toISOString() };
 }
 
-export function createAccountsService({ repo, clock, jwtSecret, jwtTtlSeconds }: AccountsDeps) {
+export function createAccountsService({
+  repo,
+  clock,
+  jwtSecret,
+  jwtTtlSeconds,
+  signup: signupMode,
+  publicUrl,
+  sendResetMail,
+  onMailError,
+}: AccountsDeps) {
   // Verifying against a real hash when the email is unknown keeps failed logins equally slow either way.
   const decoyHash = hashPassword('decoy-password-never-used');
   const throttle = createLoginThrottle(clock);
@@ -69,23 +96,111 @@ export function createAccountsService({ repo, clock, jwtSecret, jwtTtlSeconds }:
     return { token, expires_at: new Date(expiresAt * 1000).toISOString(), merchant: toMerchantView(row) };
   }
 
+  /** A one-time password-reset link for an account (`svc reset-password EMAIL`), valid for an hour. */
+  async function createResetLink(emailInput: string): Promise<{ link: string; expiresAt: Date } | null> {
+    const row = await repo.findByEmail(emailInput.trim().toLowerCase());
+    if (row === undefined) return null;
+    const token = oneTimeSecret();
+    const now = clock.now();
+    const expiresAt = new Date(now.getTime() + RESET_TTL_MS);
+    await repo.insertReset(sha256Hex(token), row.id, now, expiresAt);
+    return { link: `${publicUrl}/dashboard/reset-password?token=${token}`, expiresAt };
+  }
+
   return {
-    async signup(emailInput: string, password: string): Promise<SessionView> {
+    /**
+     * Creates an account, without telling whether the email already had one: a taken email with its own password
+     * logs in (201, like a new account), with any other password answers exactly as a failed login (401
+     * invalid_credentials, throttled the same way); both paths hash and verify once, so they take the same time.
+     */
+    async signup(
+      emailInput: string,
+      password: string,
+      options: { invite?: string | undefined; ip?: string | undefined } = {},
+    ): Promise<SessionView> {
+      if (signupMode === 'closed') {
+        throw new AppError(
+          'signup_closed',
+          'Sign-up is closed on this service; ask its operator for an account.',
+        );
+      }
       const email = emailInput.trim().toLowerCase();
       const weakness = passwordWeakness(password);
       if (weakness !== null) throw new AppError('weak_password', weakness, { param: 'password' });
+      if (signupMode === 'invite' && (options.invite === undefined || options.invite === '')) {
+        throw new AppError('invite_invalid', 'Sign-up needs an invite from the operator of this service.', {
+          param: 'invite',
+        });
+      }
       const row: MerchantRow = {
         id: newId('mer'),
         email,
         passwordHash: await hashPassword(password),
         createdAt: clock.now(),
       };
-      if (!(await repo.insert(row))) {
-        throw new AppError('email_taken', 'An account with this email already exists; log in instead.', {
-          param: 'email',
-        });
+      const outcome =
+        signupMode === 'invite'
+          ? await repo.insertWithInvite(row, sha256Hex(options.invite ?? ''), clock.now())
+          : (await repo.insert(row))
+            ? 'created'
+            : 'taken';
+      if (outcome === 'invite_invalid') {
+        throw new AppError('invite_invalid', 'This invite is unknown, used or expired.', { param: 'invite' });
       }
-      return issueSession(row);
+      if (outcome === 'created') {
+        // The same second argon2 pass a taken email costs, so the answer's time tells nothing either.
+        await verifyPassword(await decoyHash, password);
+        return issueSession(row);
+      }
+      const existing = await repo.findByEmail(email);
+      if (!(await checkPassword(email, existing, password, options.ip)) || existing === undefined) {
+        throw new AppError('invalid_credentials', 'The email or password is incorrect.');
+      }
+      return issueSession(existing);
+    },
+
+    /** A one-time sign-up invite for SVC_SIGNUP=invite (`svc invite`), valid for 7 days. */
+    async createInvite(): Promise<{ code: string; expiresAt: Date }> {
+      const code = oneTimeSecret();
+      const now = clock.now();
+      const expiresAt = new Date(now.getTime() + INVITE_TTL_MS);
+      await repo.insertInvite(sha256Hex(code), now, expiresAt);
+      return { code, expiresAt };
+    },
+
+    createResetLink,
+
+    /**
+     * Mails a reset link when SMTP is configured and the account exists; answers the same, at once, in every case
+     * (the lookup and the mail run after the answer), so it tells nothing about which emails have accounts.
+     */
+    requestPasswordReset(emailInput: string): void {
+      if (sendResetMail === undefined) return;
+      const email = emailInput.trim().toLowerCase();
+      void (async () => {
+        const created = await createResetLink(email);
+        if (created !== null) await sendResetMail(email, created.link);
+      })().catch((error: unknown) => onMailError?.(error));
+    },
+
+    /** Sets a new password with a reset token; the token (and every other of the account) is spent. */
+    async resetPassword(token: string, password: string): Promise<void> {
+      const weakness = passwordWeakness(password);
+      if (weakness !== null) throw new AppError('weak_password', weakness, { param: 'password' });
+      const merchantId = await repo.resetPassword(
+        sha256Hex(token),
+        await hashPassword(password),
+        clock.now(),
+      );
+      if (merchantId === undefined) {
+        throw new AppError(
+          'reset_token_invalid',
+          'This reset link is unknown, used or expired; ask for a new one.',
+          {
+            param: 'token',
+          },
+        );
+      }
     },
 
     /** `ip`: the client's address, for the per-IP part of the failed-login delays. */
