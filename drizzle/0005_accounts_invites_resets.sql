@@ -14,6 +14,7 @@ CREATE TABLE "password_resets" (
 	"used_at" timestamp with time zone
 );
 --> statement-breakpoint
+ALTER TABLE "merchants" ADD COLUMN "password_changed_at" timestamp with time zone;--> statement-breakpoint
 ALTER TABLE "invites" ADD CONSTRAINT "invites_used_by_merchants_id_fk" FOREIGN KEY ("used_by") REFERENCES "public"."merchants"("id") ON DELETE no action ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "password_resets" ADD CONSTRAINT "password_resets_merchant_id_merchants_id_fk" FOREIGN KEY ("merchant_id") REFERENCES "public"."merchants"("id") ON DELETE no action ON UPDATE no action;--> statement-breakpoint
 CREATE INDEX "password_resets_merchant_idx" ON "password_resets" USING btree ("merchant_id");

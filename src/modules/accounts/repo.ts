@@ -89,7 +89,10 @@ export function createAccountsRepo(db: Db) {
           )
           .returning({ merchantId: passwordResets.merchantId });
         if (spent === undefined) return undefined;
-        await tx.update(merchants).set({ passwordHash }).where(eq(merchants.id, spent.merchantId));
+        await tx
+          .update(merchants)
+          .set({ passwordHash, passwordChangedAt: now })
+          .where(eq(merchants.id, spent.merchantId));
         await tx
           .update(passwordResets)
           .set({ usedAt: now })

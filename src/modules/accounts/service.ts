@@ -137,6 +137,7 @@ export function createAccountsService({
         email,
         passwordHash: await hashPassword(password),
         createdAt: clock.now(),
+        passwordChangedAt: null,
       };
       const outcome =
         signupMode === 'invite'
@@ -221,6 +222,7 @@ export function createAccountsService({
     async verifyToken(token: string): Promise<VerifiedToken | null> {
       let merchantId: string;
       let authTime: number;
+      let issuedAt: number;
       try {
         const { payload } = await jwtVerify(token, jwtSecret, {
           issuer: ISSUER,
@@ -231,11 +233,16 @@ export function createAccountsService({
         if (typeof payload.sub !== 'string') return null;
         merchantId = payload.sub;
         // Tokens issued before auth_time existed count as entered at issue: they cannot pass a recent-auth check.
-        authTime = typeof payload.auth_time === 'number' ? payload.auth_time : (payload.iat ?? 0);
+        issuedAt = payload.iat ?? 0;
+        authTime = typeof payload.auth_time === 'number' ? payload.auth_time : issuedAt;
       } catch {
         return null;
       }
-      if ((await repo.findById(merchantId)) === undefined) return null;
+      const row = await repo.findById(merchantId);
+      if (row === undefined) return null;
+      // A password reset ends every session opened before it (someone else may have had the old password). `iat`
+      // has whole seconds: a token of the reset's own second counts as before it, even one issued just after.
+      if (row.passwordChangedAt !== null && issuedAt * 1000 < row.passwordChangedAt.getTime()) return null;
       return { merchantId, authTime };
     },
 

@@ -98,7 +98,10 @@ describe('SVC_SIGNUP', () => {
 describe('password reset', () => {
   it('works with the one-time link `svc reset-password EMAIL` prints', async () => {
     const email = uniqueEmail();
-    await post(t, '/v1/auth/signup', { email, password: strongPassword });
+    const before = (await post(t, '/v1/auth/signup', { email, password: strongPassword })).json().token;
+    const me = (token: string) =>
+      t.app.inject({ method: 'GET', url: '/v1/me', headers: { authorization: `Bearer ${token}` } });
+    expect((await me(before)).statusCode).toBe(200);
     const unknown = await svc(t, 'reset-password', uniqueEmail());
     expect(unknown.code).toBe(1);
     const printed = await svc(t, 'reset-password', email);
@@ -111,7 +114,12 @@ describe('password reset', () => {
     expect(weak.json().error.code).toBe('weak_password');
     const reset = await post(t, '/v1/auth/password-reset', { token, password: newPassword });
     expect(reset.statusCode, reset.body).toBe(200);
-    expect((await post(t, '/v1/auth/login', { email, password: newPassword })).statusCode).toBe(200);
+    // Sessions opened before the reset end with it (tokens carry whole seconds: wait for the next one).
+    expect((await me(before)).statusCode).toBe(401);
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    const after = await post(t, '/v1/auth/login', { email, password: newPassword });
+    expect(after.statusCode).toBe(200);
+    expect((await me(after.json().token)).statusCode).toBe(200);
     expect((await post(t, '/v1/auth/login', { email, password: strongPassword })).statusCode).toBe(401);
     // Single use.
     const again = await post(t, '/v1/auth/password-reset', { token, password: 'yet another passphrase' });
