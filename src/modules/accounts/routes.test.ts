@@ -139,6 +139,42 @@ describe('accounts', () => {
     }
   });
 
+  it('counts wrong passwords on re-authentication with the account: a stolen session cannot guess faster', async () => {
+    const clock = manualClock(new Date());
+    const limited = await createTestApp({ database: t.database, clock });
+    try {
+      const email = uniqueEmail();
+      const session = (
+        await limited.app.inject({
+          method: 'POST',
+          url: '/v1/auth/signup',
+          payload: { email, password: strongPassword },
+        })
+      ).json();
+      const reauth = (password: string) =>
+        limited.app.inject({
+          method: 'POST',
+          url: '/v1/auth/reauthenticate',
+          headers: bearer(session.token),
+          payload: { password },
+        });
+      for (let i = 0; i < 5; i++) expect((await reauth('wrong password here')).statusCode).toBe(401);
+      const waiting = await reauth(strongPassword);
+      expect(waiting.statusCode).toBe(429);
+      // The login of that account waits too.
+      const login = await limited.app.inject({
+        method: 'POST',
+        url: '/v1/auth/login',
+        payload: { email, password: strongPassword },
+      });
+      expect(login.statusCode).toBe(429);
+      clock.advance(1000);
+      expect((await reauth(strongPassword)).statusCode).toBe(200);
+    } finally {
+      await limited.close();
+    }
+  });
+
   it('refuses a bad email and unknown fields', async () => {
     const bad = await signup({ email: 'not-an-email', password: strongPassword });
     expect(bad.json().error).toMatchObject({ code: 'parameter_invalid', param: 'email' });
