@@ -120,6 +120,14 @@ const envSchema = z.object({
    * immediate in the process that revokes; other processes on the same database may accept the key this long.
    */
   SVC_AUTH_CACHE_TTL_MS: nonNegativeInt.max(60_000).default(1000),
+  /** Who may create an account: anyone, holders of an operator's invite (`svc invite`), or nobody. */
+  SVC_SIGNUP: z.enum(['open', 'invite', 'closed']).optional(),
+  /** SMTP server for password-reset mail, e.g. smtp://user:pass@host:587 (unset: the operator prints links). */
+  SVC_SMTP_URL: z
+    .string()
+    .regex(/^smtps?:\/\//, 'must be an smtp:// or smtps:// URL')
+    .optional(),
+  SVC_SMTP_FROM: z.string().min(3).default('svc <no-reply@localhost>'),
   /** Required confirmations per chain over the defaults of GET /v1/chains: `ethereum=6,bitcoin=1`. */
   SVC_CONFIRMATIONS: z
     .string()
@@ -252,6 +260,10 @@ const settingsSchema = envSchema.transform((values) => ({
   trustProxy: values.SVC_TRUST_PROXY,
   /** SVC_AUTH_CACHE_TTL_MS: how long an authenticated API key is remembered in this process. */
   authCacheTtlMs: values.SVC_AUTH_CACHE_TTL_MS,
+  /** SVC_SIGNUP; open by default only on the embedded engine (one person's machine), else closed. */
+  signup: values.SVC_SIGNUP ?? (values.DATABASE_URL === undefined ? 'open' : 'closed'),
+  smtpUrl: values.SVC_SMTP_URL,
+  smtpFrom: values.SVC_SMTP_FROM,
   /** Confirmation overrides per chain (SVC_CONFIRMATIONS); see requiredConfirmations in modules/chains/registry.ts. */
   confirmations: values.SVC_CONFIRMATIONS,
   webhookTimeoutMs: values.SVC_WEBHOOK_TIMEOUT_MS,

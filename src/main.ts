@@ -13,14 +13,16 @@ import { join, resolve } from 'node:path';
 import type { DataDirLock } from './db/data-dir.ts';
 import type { EngineThread } from './db/engine-thread.ts';
 
-const roles = ['serve', 'api', 'worker', 'migrate'] as const;
+const roles = ['serve', 'api', 'worker', 'migrate', 'invite', 'reset-password'] as const;
 type Role = (typeof roles)[number];
 
 const usage = `Usage: svc <role>
   serve    HTTP API and every background worker (default; the only sensible role on the embedded database)
   api      HTTP API only
   worker   background workers only
-  migrate  apply database migrations and exit`;
+  migrate  apply database migrations and exit
+  invite   print a one-time sign-up invite (SVC_SIGNUP=invite)
+  reset-password EMAIL   print a one-time password-reset link for that account`;
 
 /** The embedded data directory, read from the environment exactly as loadConfig reads it; undefined with a server. */
 function embeddedDir(env: NodeJS.ProcessEnv): string | undefined {
@@ -116,6 +118,12 @@ async function main(argv: string[]): Promise<void> {
     const database = await openMigratedDatabase(config, engine, logger);
     logger.info('migrations applied');
     await database.close();
+    return;
+  }
+
+  if (role === 'invite' || role === 'reset-password') {
+    const { runAdminCommand } = await import('./admin.ts');
+    process.exitCode = await runAdminCommand({ command: role, args: argv.slice(1), config, logger, engine });
     return;
   }
 

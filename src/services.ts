@@ -2,6 +2,7 @@ import type { Logger } from 'pino';
 import type { Config } from './config.ts';
 import type { Database } from './db/client.ts';
 import type { Clock } from './lib/clock.ts';
+import { createResetMailer } from './modules/accounts/mailer.ts';
 import { createOperators } from './modules/accounts/operators.ts';
 import { createAccountsRepo } from './modules/accounts/repo.ts';
 import { createAccountsService } from './modules/accounts/service.ts';
@@ -57,6 +58,11 @@ export function buildServices({
     clock,
     jwtSecret: config.jwtSecret,
     jwtTtlSeconds: config.jwtTtlSeconds,
+    signup: config.signup,
+    publicUrl: config.publicUrl,
+    sendResetMail:
+      config.smtpUrl === undefined ? undefined : createResetMailer(config.smtpUrl, config.smtpFrom),
+    onMailError: (error) => logger?.error({ err: error }, 'password-reset mail not sent'),
   });
   const keys = createKeysService({
     repo: createKeysRepo(db),
@@ -76,7 +82,7 @@ export function buildServices({
     maxEndpoints: config.webhookMaxEndpoints,
   });
   const events = createEventsService({ db, repo: eventsRepo, clock, endpoints: webhookEndpoints });
-  const settings = createSettingsService({ db, repo: createSettingsRepo(db), clock });
+  const settings = createSettingsService({ db, repo: createSettingsRepo(db), clock, events, accounts });
   const seeds = { testMnemonic: config.testMnemonic, liveMnemonic: config.liveMnemonic };
   const deriver = overrides.deriver ?? createAddressDeriver(seeds);
   // A second derivation, independent of the first, confirms every address before it is handed out.

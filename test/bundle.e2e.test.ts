@@ -240,6 +240,7 @@ describe('the bundled program', () => {
     async () => {
       const server = await serve({
         DATABASE_URL: process.env.DATABASE_URL ?? '',
+        SVC_SIGNUP: 'open',
         SVC_MASTER_KEY: randomBytes(32).toString('base64'),
         SVC_JWT_SECRET: randomBytes(32).toString('base64'),
         SVC_TEST_MNEMONIC: testMnemonic,

@@ -121,7 +121,7 @@ describe('live EVM payments through the running program against anvil', { timeou
         NODE_ENV: 'production',
         PORT: String(port),
         HOST: '127.0.0.1',
-        ...(isolated.url === undefined ? {} : { DATABASE_URL: isolated.url }),
+        ...(isolated.url === undefined ? {} : { DATABASE_URL: isolated.url, SVC_SIGNUP: 'open' }),
         SVC_DATA_DIR: mkdtempSync(join(tmpdir(), 'svc-evm-live-')),
         SVC_MASTER_KEY: randomBytes(32).toString('base64'),
         SVC_JWT_SECRET: randomBytes(32).toString('hex'),
@@ -209,8 +209,16 @@ describe('live EVM payments through the running program against anvil', { timeou
       await fetch(`${base}/v1/keypairs`, { method: 'POST', headers: { authorization: `Bearer ${token}` } })
     ).json()) as { test: { full_key: string }; live: { full_key: string } };
     const payout = randomAddress();
-    await api('PUT', '/settings/payout-wallets', pair.live.full_key, { ethereum: payout });
-    await api('PUT', '/settings/payout-wallets', pair.test.full_key, { ethereum: payout });
+    // Payout wallets take a dashboard session with a fresh password: the sign-up's token is one.
+    for (const mode of ['false', 'true']) {
+      const wallets = await fetch(`${base}/v1/settings/payout-wallets?is_test=${mode}`, {
+        method: 'PUT',
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ ethereum: payout }),
+      });
+      if (wallets.status !== 200)
+        throw new Error(`payout wallets: ${wallets.status} ${await wallets.text()}`);
+    }
     const endpoint = await api<{ signing_secret: string; is_test: boolean }>(
       'POST',
       '/webhooks',

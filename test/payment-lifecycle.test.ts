@@ -135,6 +135,7 @@ beforeAll(async () => {
     const isolated = await createIsolatedDatabase();
     dropDatabase = isolated.drop;
     env.DATABASE_URL = isolated.url ?? '';
+    env.SVC_SIGNUP = 'open';
     env.SVC_MASTER_KEY = randomBytes(32).toString('base64');
     env.SVC_JWT_SECRET = randomBytes(32).toString('hex');
     env.SVC_TEST_MNEMONIC =
@@ -207,9 +208,14 @@ describe('payment lifecycle through the running program', () => {
     expect(endpoint.status, JSON.stringify(endpoint.json)).toBe(201);
     const secret = endpoint.json.signing_secret as string;
 
-    const wallets = await api('PUT', '/v1/settings/payout-wallets', key, {
-      ethereum: '0x52908400098527886E0F7030069857D2E4169EE7',
-    });
+    const wallets = await api(
+      'PUT',
+      '/v1/settings/payout-wallets?is_test=true',
+      { authorization: `Bearer ${token}` },
+      {
+        ethereum: '0x52908400098527886E0F7030069857D2E4169EE7',
+      },
+    );
     expect(wallets.status, JSON.stringify(wallets.json)).toBe(200);
 
     const create = async () => {
@@ -314,6 +320,7 @@ describe('payment lifecycle through the running program', () => {
       const own = await createIsolatedDatabase();
       dropOwn = own.drop;
       env.DATABASE_URL = own.url ?? '';
+      env.SVC_SIGNUP = 'open';
     }
     const hooks = await startReceiver();
     let program = await startProgram(env);
@@ -397,6 +404,7 @@ describe('payment lifecycle through the running program', () => {
       const env = {
         ...baseEnv,
         DATABASE_URL: own.url ?? '',
+        SVC_SIGNUP: 'open',
         SVC_DATA_DIR: mkdtempSync(join(tmpdir(), 'svc-e2e-multi-')),
       };
       const hooks = await startReceiver();

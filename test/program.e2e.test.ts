@@ -452,6 +452,7 @@ describe.runIf(process.env.DATABASE_URL)('svc on PostgreSQL (DATABASE_URL)', () 
   it('migrates, serves, and keeps its data over a restart with the secrets given', async () => {
     const env = {
       DATABASE_URL: process.env.DATABASE_URL!,
+      SVC_SIGNUP: 'open',
       SVC_MASTER_KEY: randomBytes(32).toString('base64'),
       SVC_JWT_SECRET: randomBytes(32).toString('hex'),
       SVC_TEST_MNEMONIC: testMnemonic,

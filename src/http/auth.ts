@@ -21,8 +21,8 @@ export function decoratePrincipal(app: FastifyInstance): void {
 export interface Authenticators {
   /** Resolves a full API key to its principal, or null when unknown, malformed or revoked. */
   authenticateKey(fullKey: string): Promise<KeyPrincipal | null>;
-  /** Resolves a dashboard bearer token to its merchant id, or null when invalid or expired. */
-  verifyToken(token: string): Promise<string | null>;
+  /** Resolves a dashboard bearer token to its merchant and password time, or null when invalid or expired. */
+  verifyToken(token: string): Promise<{ merchantId: string; authTime: number } | null>;
 }
 
 export type AuthScheme = 'api_key' | 'jwt' | 'either';
@@ -44,13 +44,18 @@ export function makeAuth(authenticators: Authenticators, perCaller: RateLimitChe
         if (principal === null) throw invalidKey();
         request.principal = principal;
       } else if (bearer !== undefined && scheme !== 'api_key') {
-        const merchantId = await authenticators.verifyToken(bearer);
-        if (merchantId === null) {
+        const verified = await authenticators.verifyToken(bearer);
+        if (verified === null) {
           throw new AppError('invalid_token', 'The bearer token is invalid or has expired.', {
             param: 'authorization',
           });
         }
-        request.principal = { via: 'jwt', merchantId, isTest: undefined };
+        request.principal = {
+          via: 'jwt',
+          merchantId: verified.merchantId,
+          isTest: undefined,
+          authTime: verified.authTime,
+        };
       } else if (scheme === 'jwt') {
         throw new AppError(
           'authentication_required',

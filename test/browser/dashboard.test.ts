@@ -397,6 +397,8 @@ if (!runBrowserTests) {
         await page.getByTestId('toast').filter({ hasText: 'payout wallets saved' }).waitFor();
         const wallets = await apiCall(base, '/settings/payout-wallets?is_test=true', { headers: bearer });
         expect(JSON.stringify(wallets.body)).toContain(wallet);
+        // The change is listed at once, with who made it.
+        await page.getByTestId('wallet-changes').filter({ hasText: wallet }).waitFor();
       }
       if ((await page.getByRole('button', { name: 'Save payment settings' }).count()) > 0) {
         await page.getByLabel('Underpayment tolerance (%)').fill('0.5');

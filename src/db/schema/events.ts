@@ -14,7 +14,8 @@ export const events = pgTable(
       .references(() => merchants.id),
     isTest: boolean('is_test').notNull(),
     type: text('type').notNull(),
-    paymentId: text('payment_id').notNull(),
+    /** The payment an event is about; null for events about the account (`payout_wallet.updated`). */
+    paymentId: text('payment_id'),
     body: text('body').notNull(),
     /** A signed sample sent by `POST /v1/webhooks/{id}/test`; not listed among the merchant's events. */
     sample: boolean('sample').notNull().default(false),

@@ -7,6 +7,8 @@ export const merchants = pgTable(
     email: text('email').notNull(),
     passwordHash: text('password_hash').notNull(),
     createdAt: timestamp('created_at', { withTimezone: true, mode: 'date' }).notNull(),
+    /** When a reset last set the password: dashboard tokens issued before it are refused. */
+    passwordChangedAt: timestamp('password_changed_at', { withTimezone: true, mode: 'date' }),
   },
   (table) => [uniqueIndex('merchants_email_key').on(table.email)],
 );

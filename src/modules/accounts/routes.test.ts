@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   bearer,
   createTestApp,
+  manualClock,
   strongPassword,
   type TestApp,
   uniqueEmail,
@@ -61,12 +62,24 @@ describe('accounts', () => {
     expect(missing.json().error).toMatchObject({ code: 'parameter_missing', param: 'password' });
   });
 
-  it('refuses a duplicate email, whatever its case', async () => {
+  it('never tells whether an email has an account: its password logs in, any other answers as a failed login', async () => {
     const email = uniqueEmail();
-    expect((await signup({ email, password: strongPassword })).statusCode).toBe(201);
+    const created = await signup({ email, password: strongPassword });
+    expect(created.statusCode).toBe(201);
+    // The same email (any case) with its password: 201 and a session of that very account, like a new one.
     const again = await signup({ email: email.toUpperCase(), password: strongPassword });
-    expect(again.statusCode).toBe(409);
-    expect(again.json().error).toMatchObject({ code: 'email_taken', param: 'email' });
+    expect(again.statusCode).toBe(201);
+    expect(Object.keys(again.json()).sort()).toEqual(Object.keys(created.json()).sort());
+    expect(again.json().merchant.id).toBe(created.json().merchant.id);
+    // Another password: exactly the answer of a failed login for any email, known or not.
+    const taken = await signup({ email, password: 'another long passphrase' });
+    const failedLogin = await login({ email: uniqueEmail(), password: 'another long passphrase' });
+    expect(taken.statusCode).toBe(401);
+    expect(failedLogin.statusCode).toBe(401);
+    const { request_id: _a, ...takenError } = taken.json().error;
+    const { request_id: _b, ...loginError } = failedLogin.json().error;
+    expect(takenError).toEqual(loginError);
+    expect(taken.body).not.toContain('exists');
   });
 
   it('answers a wrong password and an unknown email the same way', async () => {
@@ -80,11 +93,107 @@ describe('accounts', () => {
     expect(unknown.json().error.message).toBe(wrong.json().error.message);
   });
 
+  it('delays an account after 5 failed logins with 429 and a doubling Retry-After, known or unknown email', async () => {
+    const clock = manualClock(new Date());
+    const limited = await createTestApp({ database: t.database, clock });
+    try {
+      const email = uniqueEmail();
+      await limited.app.inject({
+        method: 'POST',
+        url: '/v1/auth/signup',
+        payload: { email, password: strongPassword },
+      });
+      for (const account of [email, uniqueEmail()]) {
+        const attempt = (password: string) =>
+          limited.app.inject({
+            method: 'POST',
+            url: '/v1/auth/login',
+            payload: { email: account, password },
+          });
+        for (let i = 0; i < 5; i++) expect((await attempt('wrong password here')).statusCode).toBe(401);
+        // Even the right password waits: nothing is checked during the delay.
+        const refused = await attempt(strongPassword);
+        expect(refused.statusCode, refused.body).toBe(429);
+        expect(refused.json().error.code).toBe('rate_limited');
+        expect(refused.headers['retry-after']).toBe('1');
+        clock.advance(1000);
+        expect((await attempt('wrong password here')).statusCode).toBe(401);
+        expect((await attempt('wrong password here')).headers['retry-after']).toBe('2');
+        clock.advance(2000);
+      }
+      // After the wait the right password logs in, and the success clears the account's counter.
+      const ok = await limited.app.inject({
+        method: 'POST',
+        url: '/v1/auth/login',
+        payload: { email, password: strongPassword },
+      });
+      expect(ok.statusCode, ok.body).toBe(200);
+      const again = await limited.app.inject({
+        method: 'POST',
+        url: '/v1/auth/login',
+        payload: { email, password: 'wrong password here' },
+      });
+      expect(again.statusCode).toBe(401);
+    } finally {
+      await limited.close();
+    }
+  });
+
+  it('counts wrong passwords on re-authentication with the account: a stolen session cannot guess faster', async () => {
+    const clock = manualClock(new Date());
+    const limited = await createTestApp({ database: t.database, clock });
+    try {
+      const email = uniqueEmail();
+      const session = (
+        await limited.app.inject({
+          method: 'POST',
+          url: '/v1/auth/signup',
+          payload: { email, password: strongPassword },
+        })
+      ).json();
+      const reauth = (password: string) =>
+        limited.app.inject({
+          method: 'POST',
+          url: '/v1/auth/reauthenticate',
+          headers: bearer(session.token),
+          payload: { password },
+        });
+      for (let i = 0; i < 5; i++) expect((await reauth('wrong password here')).statusCode).toBe(401);
+      const waiting = await reauth(strongPassword);
+      expect(waiting.statusCode).toBe(429);
+      // The login of that account waits too.
+      const login = await limited.app.inject({
+        method: 'POST',
+        url: '/v1/auth/login',
+        payload: { email, password: strongPassword },
+      });
+      expect(login.statusCode).toBe(429);
+      clock.advance(1000);
+      expect((await reauth(strongPassword)).statusCode).toBe(200);
+    } finally {
+      await limited.close();
+    }
+  });
+
   it('refuses a bad email and unknown fields', async () => {
     const bad = await signup({ email: 'not-an-email', password: strongPassword });
     expect(bad.json().error).toMatchObject({ code: 'parameter_invalid', param: 'email' });
     const extra = await signup({ email: uniqueEmail(), password: strongPassword, admin: true });
     expect(extra.json().error).toMatchObject({ code: 'parameter_unknown', param: 'admin' });
+  });
+
+  it('refuses a correctly signed token of a merchant that no longer exists with 401 invalid_token', async () => {
+    const session = (await signup({ email: uniqueEmail(), password: strongPassword })).json();
+    await t.database.db.execute(sql`delete from merchants where id = ${session.merchant.id}`);
+    const me = await t.app.inject({ method: 'GET', url: '/v1/me', headers: bearer(session.token) });
+    expect(me.statusCode, me.body).toBe(401);
+    expect(me.json().error.code).toBe('invalid_token');
+    const keypairs = await t.app.inject({
+      method: 'POST',
+      url: '/v1/keypairs',
+      headers: bearer(session.token),
+    });
+    expect(keypairs.statusCode, keypairs.body).toBe(401);
   });
 
   it('refuses /me without credentials, with a forged token and with an expired one', async () => {

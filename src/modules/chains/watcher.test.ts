@@ -375,8 +375,8 @@ describe('watcher on the simulated chain', () => {
   it('a crash between the forwarding intent and its broadcast re-sends the same transaction, once', async () => {
     const wallets = await t.app.inject({
       method: 'PUT',
-      url: '/v1/settings/payout-wallets',
-      headers: apiKey(m.testKey),
+      url: '/v1/settings/payout-wallets?is_test=true',
+      headers: bearer(m.token),
       payload: { ethereum: '0x52908400098527886E0F7030069857D2E4169EE7' },
     });
     expect(wallets.statusCode, wallets.body).toBe(200);

@@ -1,9 +1,10 @@
-import { and, eq, inArray } from 'drizzle-orm';
+import { and, asc, desc, eq, inArray, sql } from 'drizzle-orm';
 import type { Db } from '../../db/client.ts';
-import { merchantSettings, payoutWallets } from '../../db/schema/index.ts';
+import { merchantSettings, payoutWalletChanges, payoutWallets } from '../../db/schema/index.ts';
 
 export type MerchantSettingsRow = typeof merchantSettings.$inferSelect;
 export type PayoutWalletRow = typeof payoutWallets.$inferSelect;
+export type PayoutWalletChangeRow = typeof payoutWalletChanges.$inferSelect;
 
 export function createSettingsRepo(db: Db) {
   return {
@@ -48,25 +49,50 @@ export function createSettingsRepo(db: Db) {
       return row;
     },
 
-    /** Replaces the merchant's wallets of one mode with `rows`, keeping the creation time of unchanged chains. */
-    async replaceWallets(merchantId: string, isTest: boolean, rows: PayoutWalletRow[]): Promise<void> {
-      await db.transaction(async (tx) => {
-        const scope = and(eq(payoutWallets.merchantId, merchantId), eq(payoutWallets.isTest, isTest));
-        const keep = rows.map((row) => row.chain);
-        const existing = await tx.select().from(payoutWallets).where(scope);
-        const gone = existing.filter((row) => !keep.includes(row.chain)).map((row) => row.chain);
-        if (gone.length > 0)
-          await tx.delete(payoutWallets).where(and(scope, inArray(payoutWallets.chain, gone)));
-        for (const row of rows) {
-          await tx
-            .insert(payoutWallets)
-            .values(row)
-            .onConflictDoUpdate({
-              target: [payoutWallets.merchantId, payoutWallets.isTest, payoutWallets.chain],
-              set: { address: row.address, updatedAt: row.updatedAt },
-            });
-        }
-      });
+    /**
+     * Serializes the payout-wallet changes of one merchant until `tx` ends, so each change reads the addresses it
+     * replaces after the previous change committed (the audit trail's old → new stays a chain).
+     */
+    async lockWallets(tx: Db, merchantId: string): Promise<void> {
+      await tx.execute(sql`select pg_advisory_xact_lock(hashtext(${`payout_wallets:${merchantId}`}))`);
+    },
+
+    /** Replaces the merchant's wallets of one mode with `rows` inside `tx`, keeping the creation time of unchanged chains. */
+    async replaceWallets(
+      tx: Db,
+      merchantId: string,
+      isTest: boolean,
+      rows: PayoutWalletRow[],
+    ): Promise<void> {
+      const scope = and(eq(payoutWallets.merchantId, merchantId), eq(payoutWallets.isTest, isTest));
+      const keep = rows.map((row) => row.chain);
+      const existing = await tx.select().from(payoutWallets).where(scope);
+      const gone = existing.filter((row) => !keep.includes(row.chain)).map((row) => row.chain);
+      if (gone.length > 0)
+        await tx.delete(payoutWallets).where(and(scope, inArray(payoutWallets.chain, gone)));
+      for (const row of rows) {
+        await tx
+          .insert(payoutWallets)
+          .values(row)
+          .onConflictDoUpdate({
+            target: [payoutWallets.merchantId, payoutWallets.isTest, payoutWallets.chain],
+            set: { address: row.address, updatedAt: row.updatedAt },
+          });
+      }
+    },
+
+    async insertChanges(tx: Db, rows: PayoutWalletChangeRow[]): Promise<void> {
+      if (rows.length > 0) await tx.insert(payoutWalletChanges).values(rows);
+    },
+
+    /** The merchant's payout-wallet changes of both modes, newest first. */
+    async listChanges(merchantId: string, limit: number): Promise<PayoutWalletChangeRow[]> {
+      return db
+        .select()
+        .from(payoutWalletChanges)
+        .where(eq(payoutWalletChanges.merchantId, merchantId))
+        .orderBy(desc(payoutWalletChanges.createdAt), asc(payoutWalletChanges.chain))
+        .limit(limit);
     },
   };
 }

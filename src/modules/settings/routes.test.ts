@@ -5,6 +5,8 @@ import {
   createMerchant,
   createTestApp,
   type Merchant,
+  manualClock,
+  strongPassword,
   type TestApp,
   testMnemonic,
 } from '../../../test/support/harness.ts';
@@ -32,15 +34,18 @@ const put = (headers: Record<string, string>, payload: unknown, query = '') =>
     headers,
     payload: payload as object,
   });
+/** Payout wallets are set with a dashboard session whose password is fresh: the token of sign-up is. */
+const putLive = (who: Merchant, payload: unknown) => put(bearer(who.token), payload, '?is_test=false');
+const putTest = (who: Merchant, payload: unknown) => put(bearer(who.token), payload, '?is_test=true');
 const get = (headers: Record<string, string>, query = '') =>
   t.app.inject({ method: 'GET', url: `/v1/settings/payout-wallets${query}`, headers });
 
 describe('payout wallets', () => {
   it('sets and reads the wallets of the key mode, each mode apart', async () => {
-    const live = await put(apiKey(m.liveKey), { ethereum: evm, bitcoin: btcMain });
+    const live = await putLive(m, { ethereum: evm, bitcoin: btcMain });
     expect(live.statusCode, live.body).toBe(200);
     expect(live.json()).toEqual({ bitcoin: btcMain, ethereum: evm });
-    const test = await put(apiKey(m.testKey), { bitcoin: btcTest });
+    const test = await putTest(m, { bitcoin: btcTest });
     expect(test.statusCode, test.body).toBe(200);
     expect((await get(apiKey(m.liveKey))).json()).toEqual({ bitcoin: btcMain, ethereum: evm });
     expect((await get(apiKey(m.testKey))).json()).toEqual({ bitcoin: btcTest });
@@ -60,7 +65,7 @@ describe('payout wallets', () => {
 
   it('replaces the whole set: a chain left out loses its wallet', async () => {
     const other = await createMerchant(t.app);
-    await put(apiKey(other.testKey), { ethereum: evm, base: evm });
+    await putTest(other, { ethereum: evm, base: evm });
     const replaced = await put(bearer(other.token), { base: evm }, '?is_test=true');
     expect(replaced.json()).toEqual({ base: evm });
     expect((await get(apiKey(other.testKey))).json()).toEqual({ base: evm });
@@ -69,19 +74,19 @@ describe('payout wallets', () => {
   });
 
   it("checks each address against its chain's format for the mode, naming the chain", async () => {
-    for (const [payload, key, param] of [
-      [{ bitcoin: btcTest }, m.liveKey, 'bitcoin'], // a testnet address is not a mainnet one
-      [{ bitcoin: btcMain }, m.testKey, 'bitcoin'],
-      [{ ethereum: '0x1234' }, m.liveKey, 'ethereum'],
-      [{ ethereum: '0x0000000000000000000000000000000000000000' }, m.liveKey, 'ethereum'],
-      [{ solana: evm }, m.liveKey, 'solana'],
-      [{ tron: 'not an address' }, m.testKey, 'tron'],
+    for (const [payload, isTest, param] of [
+      [{ bitcoin: btcTest }, false, 'bitcoin'], // a testnet address is not a mainnet one
+      [{ bitcoin: btcMain }, true, 'bitcoin'],
+      [{ ethereum: '0x1234' }, false, 'ethereum'],
+      [{ ethereum: '0x0000000000000000000000000000000000000000' }, false, 'ethereum'],
+      [{ solana: evm }, false, 'solana'],
+      [{ tron: 'not an address' }, true, 'tron'],
     ] as const) {
-      const response = await put(apiKey(key), payload);
+      const response = await (isTest ? putTest : putLive)(m, payload);
       expect(response.statusCode, JSON.stringify(payload)).toBe(400);
       expect(response.json().error).toMatchObject({ code: 'parameter_invalid', param });
     }
-    const unknown = await put(apiKey(m.testKey), { dogecoin: 'D8vFz4p1L37jdg9xpr2vMu2qJuAN2t5N6x' });
+    const unknown = await putTest(m, { dogecoin: 'D8vFz4p1L37jdg9xpr2vMu2qJuAN2t5N6x' });
     expect(unknown.json().error).toMatchObject({ code: 'unsupported_chain', param: 'dogecoin' });
     // Nothing of a refused request is kept.
     expect((await get(apiKey(m.testKey))).json()).toEqual({ bitcoin: btcTest });
@@ -101,22 +106,155 @@ describe('payout wallets', () => {
     expect(refused.json().error).toMatchObject({ code: 'payout_wallet_missing', param: 'chain' });
     expect((await create(other.testKey, 'ethereum')).statusCode).toBe(201);
     // A test wallet does not count for live.
-    await put(apiKey(other.testKey), { ethereum: evm });
+    await putTest(other, { ethereum: evm });
     expect((await create(other.liveKey, 'ethereum')).json().error.code).toBe('payout_wallet_missing');
-    await put(apiKey(other.liveKey), { ethereum: evm });
+    await putLive(other, { ethereum: evm });
     const live = await create(other.liveKey, 'ethereum');
     expect(live.statusCode, live.body).toBe(201);
     expect(live.json().is_test).toBe(false);
     // Only on that chain.
     expect((await create(other.liveKey, 'base')).json().error.code).toBe('payout_wallet_missing');
     // A chain with a live payout wallet but no node connected is refused too: nobody would see the payment.
-    await put(apiKey(other.liveKey), {
+    await putLive(other, {
       ethereum: evm,
       bitcoin: 'bc1qcr8te4kr609gcawutmrza0j4xv80jy8z306fyu',
     });
     const unwatched = await create(other.liveKey, 'bitcoin');
     expect(unwatched.statusCode).toBe(400);
     expect(unwatched.json().error).toMatchObject({ code: 'chain_unavailable', param: 'chain' });
+  });
+});
+
+describe('who may change payout wallets', () => {
+  it('refuses API keys with 403 forbidden, whatever their mode, and changes nothing', async () => {
+    const other = await createMerchant(t.app);
+    for (const key of [other.liveKey, other.testKey]) {
+      const refused = await put(apiKey(key), { ethereum: evm });
+      expect(refused.statusCode, refused.body).toBe(403);
+      expect(refused.json().error.code).toBe('forbidden');
+    }
+    expect((await get(apiKey(other.testKey))).json()).toEqual({});
+    expect((await get(apiKey(other.liveKey))).json()).toEqual({});
+  });
+
+  it('refuses a session whose password is older than 10 minutes until it re-authenticates', async () => {
+    const clock = manualClock(new Date());
+    const later = await createTestApp({ database: t.database, clock });
+    try {
+      const other = await createMerchant(later.app);
+      const putAt = (token: string) =>
+        later.app.inject({
+          method: 'PUT',
+          url: '/v1/settings/payout-wallets?is_test=true',
+          headers: bearer(token),
+          payload: { ethereum: evm },
+        });
+      clock.advance(10 * 60_000 + 1000);
+      const stale = await putAt(other.token);
+      expect(stale.statusCode, stale.body).toBe(403);
+      expect(stale.json().error.code).toBe('reauthentication_required');
+      const reauth = (password: string, token = other.token) =>
+        later.app.inject({
+          method: 'POST',
+          url: '/v1/auth/reauthenticate',
+          headers: bearer(token),
+          payload: { password },
+        });
+      const wrong = await reauth('not the right password');
+      expect(wrong.statusCode).toBe(401);
+      expect(wrong.json().error.code).toBe('invalid_credentials');
+      const fresh = await reauth(strongPassword);
+      expect(fresh.statusCode, fresh.body).toBe(200);
+      const changed = await putAt(fresh.json().token);
+      expect(changed.statusCode, changed.body).toBe(200);
+      expect(changed.json()).toEqual({ ethereum: evm });
+      // The fresh token is itself only fresh for 10 minutes.
+      clock.advance(10 * 60_000 + 1000);
+      expect((await putAt(fresh.json().token)).json().error.code).toBe('reauthentication_required');
+      // Re-authentication needs a session: an API key cannot get one.
+      const byKey = await later.app.inject({
+        method: 'POST',
+        url: '/v1/auth/reauthenticate',
+        headers: apiKey(other.testKey),
+        payload: { password: strongPassword },
+      });
+      expect(byKey.statusCode).toBe(401);
+    } finally {
+      await later.close();
+    }
+  });
+
+  it('records every change (who, when, old → new, from where) and announces it as payout_wallet.updated', async () => {
+    const other = await createMerchant(t.app);
+    const endpoint = await t.app.inject({
+      method: 'POST',
+      url: '/v1/webhooks',
+      headers: apiKey(other.testKey),
+      payload: { url: 'https://example.com/hooks' },
+    });
+    expect(endpoint.statusCode, endpoint.body).toBe(201);
+    const evm2 = '0x8617E340B3D01FA5F11F306F4090FD50E238070D';
+    expect((await putTest(other, { ethereum: evm, base: evm })).statusCode).toBe(200);
+    expect((await putTest(other, { ethereum: evm2, base: evm })).statusCode).toBe(200);
+    expect((await putTest(other, { ethereum: evm2 })).statusCode).toBe(200);
+    // The same set again changes nothing, so it records and announces nothing.
+    expect((await putTest(other, { ethereum: evm2 })).statusCode).toBe(200);
+
+    const changes = await t.app.inject({
+      method: 'GET',
+      url: '/v1/settings/payout-wallets/changes',
+      headers: bearer(other.token),
+    });
+    expect(changes.statusCode, changes.body).toBe(200);
+    const rows = changes.json().data as Array<Record<string, unknown>>;
+    expect(rows.map((row) => [row.chain, row.old_address, row.new_address])).toEqual([
+      ['base', evm, null],
+      ['ethereum', evm, evm2],
+      ['base', null, evm],
+      ['ethereum', null, evm],
+    ]);
+    for (const row of rows) {
+      expect(row).toMatchObject({ is_test: true, actor: other.email, ip: '127.0.0.1' });
+      expect(row.id).toMatch(/^pwc_/);
+      expect(Date.parse(row.created_at as string)).toBeGreaterThan(Date.now() - 60_000);
+    }
+    // API keys never read the trail.
+    const byKey = await t.app.inject({
+      method: 'GET',
+      url: '/v1/settings/payout-wallets/changes',
+      headers: apiKey(other.testKey),
+    });
+    expect(byKey.statusCode).toBe(401);
+
+    const events = await t.app.inject({
+      method: 'GET',
+      url: '/v1/events?type=payout_wallet.updated',
+      headers: apiKey(other.testKey),
+    });
+    expect(events.statusCode, events.body).toBe(200);
+    const list = events.json().data as Array<{ id: string; payment_id: string | null; payload: unknown }>;
+    expect(list).toHaveLength(3);
+    expect(list[0]?.payment_id).toBeNull();
+    expect(list[0]?.payload).toEqual({
+      event: 'payout_wallet.updated',
+      is_test: true,
+      changes: [{ chain: 'base', old_address: evm, new_address: null }],
+      changed_by: other.email,
+      timestamp: expect.any(String),
+    });
+    // One delivery of each to the merchant's test endpoint, written with the event.
+    const deliveries = await t.app.inject({
+      method: 'GET',
+      url: `/v1/webhooks/${endpoint.json().id}/deliveries`,
+      headers: apiKey(other.testKey),
+    });
+    const delivered = deliveries.json().data as Array<{ event_id: string; event_type: string }>;
+    expect(
+      delivered
+        .filter((d) => d.event_type === 'payout_wallet.updated')
+        .map((d) => d.event_id)
+        .sort(),
+    ).toEqual(list.map((e) => e.id).sort());
   });
 });
 
@@ -183,7 +321,7 @@ describe('merchant settings', () => {
 
 describe('simulate', () => {
   it('is for test payments only and checks its input', async () => {
-    const wallet = await put(apiKey(m.liveKey), { ethereum: evm, bitcoin: btcMain });
+    const wallet = await putLive(m, { ethereum: evm, bitcoin: btcMain });
     expect(wallet.statusCode).toBe(200);
     const live = await t.app.inject({
       method: 'POST',

@@ -2,9 +2,11 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { principalOf } from '../../http/auth.ts';
 import type { RouteContext } from '../../http/context.ts';
 import {
+  changesQuerySchema,
   merchantSettingsSchema,
   modeQuerySchema,
   patchMerchantSettingsSchema,
+  payoutWalletChangeListSchema,
   payoutWalletsSchema,
   putPayoutWalletsSchema,
 } from './schemas.ts';
@@ -62,19 +64,42 @@ export function settingsRoutes({ services, requireAuth }: RouteContext): Fastify
     app.put(
       '/settings/payout-wallets',
       {
+        // Either scheme authenticates, so that an API key is told 403 forbidden rather than 401 (the service decides).
         ...either,
         schema: {
           tags,
           summary:
-            'Set the payout wallets of the mode (the whole set); each address is checked for its chain',
-          security,
+            'Set the payout wallets of the mode (the whole set; a dashboard token whose password was entered in the ' +
+            'last 10 minutes only, see POST /auth/reauthenticate); each address is checked for its chain, and each ' +
+            'change is recorded and announced as `payout_wallet.updated`',
+          security: [{ bearer: [] }],
           querystring: modeQuerySchema,
           body: putPayoutWalletsSchema,
           response: { 200: payoutWalletsSchema },
         },
       },
       async (request) =>
-        services.settings.putPayoutWallets(principalOf(request), request.query.is_test, request.body),
+        services.settings.putPayoutWallets(principalOf(request), request.query.is_test, request.body, {
+          ip: request.ip,
+        }),
+    );
+
+    app.get(
+      '/settings/payout-wallets/changes',
+      {
+        preHandler: requireAuth('jwt'),
+        schema: {
+          tags,
+          summary:
+            'Every change of payout wallets, both modes, newest first (who, when, old → new, from where)',
+          security: [{ bearer: [] }],
+          querystring: changesQuerySchema,
+          response: { 200: payoutWalletChangeListSchema },
+        },
+      },
+      async (request) => ({
+        data: await services.settings.payoutWalletChanges(principalOf(request), request.query.limit),
+      }),
     );
   };
 }

@@ -66,3 +66,25 @@ export const patchMerchantSettingsSchema = z.strictObject({
     .describe('60 to 604800 seconds.'),
 });
 export type PatchMerchantSettings = z.infer<typeof patchMerchantSettingsSchema>;
+
+const payoutWalletChangeSchema = z
+  .object({
+    id: z.string().describe('Change id, prefixed `pwc_`.'),
+    is_test: z.boolean(),
+    chain: z.string(),
+    old_address: z.string().nullable().describe('null: the chain had no payout wallet.'),
+    new_address: z.string().nullable().describe('null: the change removed the payout wallet.'),
+    actor: z.string().describe('The account whose dashboard session made the change.'),
+    ip: z.string().nullable().describe('The client address of the request.'),
+    created_at: z.iso.datetime(),
+  })
+  .meta({ id: 'PayoutWalletChange' });
+export type PayoutWalletChangeView = z.infer<typeof payoutWalletChangeSchema>;
+
+export const payoutWalletChangeListSchema = z
+  .object({ data: z.array(payoutWalletChangeSchema) })
+  .meta({ id: 'PayoutWalletChangeList' });
+
+export const changesQuerySchema = z.strictObject({
+  limit: z.coerce.number().int().min(1).max(200).default(50),
+});

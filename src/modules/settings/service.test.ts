@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { Db } from '../../db/client.ts';
 import { systemClock } from '../../lib/clock.ts';
 import type { SettingsRepo } from './repo.ts';
-import { createSettingsService } from './service.ts';
+import { createSettingsService, type SettingsDeps } from './service.ts';
 
 type SettingsRow = Awaited<ReturnType<SettingsRepo['findSettings']>>[number];
 
@@ -33,11 +33,13 @@ function fakeRepo() {
 }
 
 const merchant = { via: 'jwt' as const, merchantId: 'mer_1', isTest: undefined };
+// Only payout-wallet changes use these.
+const unused = { events: {} as SettingsDeps['events'], accounts: {} as SettingsDeps['accounts'] };
 
 describe('settings: the default window of new payments', () => {
   it('is looked up once for many simultaneous creations, then reused', async () => {
     const fake = fakeRepo();
-    const settings = createSettingsService({ db: {} as Db, repo: fake.repo, clock: systemClock });
+    const settings = createSettingsService({ db: {} as Db, repo: fake.repo, clock: systemClock, ...unused });
     const answers = Array.from({ length: 50 }, () => settings.defaultWindowSeconds('mer_1'));
     await Promise.resolve();
     fake.release();
@@ -49,7 +51,7 @@ describe('settings: the default window of new payments', () => {
 
   it('does not keep or share an answer read before a change made in this process', async () => {
     const fake = fakeRepo();
-    const settings = createSettingsService({ db: {} as Db, repo: fake.repo, clock: systemClock });
+    const settings = createSettingsService({ db: {} as Db, repo: fake.repo, clock: systemClock, ...unused });
     const before = settings.defaultWindowSeconds('mer_1'); // reads the old row and stays in flight
     const update = settings.update(merchant, { default_expires_in: 600 });
     await Promise.resolve();

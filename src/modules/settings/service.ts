@@ -1,6 +1,7 @@
 import type { Db } from '../../db/client.ts';
 import type { Clock } from '../../lib/clock.ts';
 import { AppError } from '../../lib/errors.ts';
+import { newId } from '../../lib/ids.ts';
 import {
   compareRatios,
   fractionDigits,
@@ -8,12 +9,14 @@ import {
   type Ratio,
   ratioFromDecimal,
 } from '../../lib/money.ts';
+import type { AccountsService } from '../accounts/service.ts';
 import { validateAddress } from '../chains/addresses.ts';
 import { getChain } from '../chains/registry.ts';
 import type { Principal } from '../tenancy/caller.ts';
 import { modeForWrite } from '../tenancy/scope.ts';
-import type { MerchantSettingsRow, SettingsRepo } from './repo.ts';
-import type { MerchantSettingsView, PatchMerchantSettings } from './schemas.ts';
+import type { EventsService } from '../webhooks/events/service.ts';
+import type { MerchantSettingsRow, PayoutWalletChangeRow, SettingsRepo } from './repo.ts';
+import type { MerchantSettingsView, PatchMerchantSettings, PayoutWalletChangeView } from './schemas.ts';
 
 /** A merchant's tolerances, ready for the state machine: percents as exact ratios, amounts in payment currency. */
 export interface Tolerances {
@@ -39,6 +42,52 @@ export interface SettingsDeps {
   db: Db;
   repo: SettingsRepo;
   clock: Clock;
+  /** Announces payout-wallet changes (`payout_wallet.updated`) in the transaction that makes them. */
+  events: Pick<EventsService, 'recordPayoutWalletEvent'>;
+  /** Names the account that made a change in its audit trail. */
+  accounts: Pick<AccountsService, 'getMerchant'>;
+}
+
+/** How recently the password must have been entered for a session to change where funds go. */
+const REAUTH_WINDOW_SECONDS = 10 * 60;
+
+/** Where a request came from, for the audit trail. */
+export interface RequestOrigin {
+  ip: string | undefined;
+}
+
+/**
+ * Only a dashboard session whose password was entered within REAUTH_WINDOW_SECONDS may change where funds go: a
+ * leaked API key, or a token left open in a browser, must not be able to redirect unswept payments.
+ */
+function requireRecentPassword(principal: Principal, now: Date): void {
+  if (principal.via !== 'jwt') {
+    throw new AppError(
+      'forbidden',
+      'Payout wallets are changed from the dashboard only: an API key cannot change where funds go.',
+    );
+  }
+  const authTime = principal.authTime;
+  if (authTime === undefined || now.getTime() / 1000 - authTime > REAUTH_WINDOW_SECONDS) {
+    throw new AppError(
+      'reauthentication_required',
+      'Enter your password again (POST /v1/auth/reauthenticate) and retry with the fresh token: changing payout ' +
+        'wallets needs a password entered in the last 10 minutes.',
+    );
+  }
+}
+
+function changeView(row: PayoutWalletChangeRow): PayoutWalletChangeView {
+  return {
+    id: row.id,
+    is_test: row.isTest,
+    chain: row.chain,
+    old_address: row.oldAddress,
+    new_address: row.newAddress,
+    actor: row.actor,
+    ip: row.ip,
+    created_at: row.createdAt.toISOString(),
+  };
 }
 
 function checkPercent(value: string, param: string): string {
@@ -77,7 +126,7 @@ function ratioCanonical(value: string): string {
 /** How long a process reuses a merchant's default window (read on every payment creation). */
 const WINDOW_CACHE_MS = 1000;
 
-export function createSettingsService({ db, repo, clock }: SettingsDeps) {
+export function createSettingsService({ db, repo, clock, events, accounts }: SettingsDeps) {
   const windowCache = new Map<string, { seconds: number; until: number }>();
   /**
    * The lookup in flight per merchant: when the entry expires under load, the creations arriving meanwhile share it
@@ -181,9 +230,11 @@ export function createSettingsService({ db, repo, clock }: SettingsDeps) {
       principal: Principal,
       isTest: boolean | undefined,
       wallets: Record<string, string>,
+      origin: RequestOrigin,
     ): Promise<Record<string, string>> {
-      const mode = modeForWrite(principal, isTest);
       const now = clock.now();
+      requireRecentPassword(principal, now);
+      const mode = modeForWrite(principal, isTest);
       const rows = Object.entries(wallets).map(([chainId, address]) => {
         const chain = getChain(chainId);
         if (chain === undefined) {
@@ -207,10 +258,56 @@ export function createSettingsService({ db, repo, clock }: SettingsDeps) {
           updatedAt: now,
         };
       });
-      await repo.replaceWallets(principal.merchantId, mode, rows);
+      const actor = (await accounts.getMerchant(principal.merchantId)).email;
+      await db.transaction(async (tx) => {
+        await repo.lockWallets(tx, principal.merchantId);
+        const before = new Map(
+          (await repo.listWallets(tx, principal.merchantId, mode)).map((row) => [row.chain, row.address]),
+        );
+        const after = new Map<string, string>(rows.map((row) => [row.chain, row.address]));
+        const changes = [...new Set([...before.keys(), ...after.keys()])]
+          .sort()
+          .map((chain) => ({
+            chain,
+            old_address: before.get(chain) ?? null,
+            new_address: after.get(chain) ?? null,
+          }))
+          .filter((change) => change.old_address !== change.new_address);
+        await repo.replaceWallets(tx, principal.merchantId, mode, rows);
+        if (changes.length === 0) return;
+        await repo.insertChanges(
+          tx,
+          changes.map((change) => ({
+            id: newId('pwc'),
+            merchantId: principal.merchantId,
+            isTest: mode,
+            chain: change.chain,
+            oldAddress: change.old_address,
+            newAddress: change.new_address,
+            actor,
+            ip: origin.ip ?? null,
+            createdAt: now,
+          })),
+        );
+        await events.recordPayoutWalletEvent(tx, {
+          merchantId: principal.merchantId,
+          isTest: mode,
+          changes,
+          changedBy: actor,
+          occurredAt: now,
+        });
+      });
       return Object.fromEntries(
         rows.sort((a, b) => (a.chain < b.chain ? -1 : 1)).map((row) => [row.chain, row.address]),
       );
+    },
+
+    /** The audit trail of payout wallets, both modes, newest first (dashboard sessions only). */
+    async payoutWalletChanges(principal: Principal, limit: number): Promise<PayoutWalletChangeView[]> {
+      if (principal.via !== 'jwt') {
+        throw new AppError('forbidden', 'The payout-wallet history is read from the dashboard.');
+      }
+      return (await repo.listChanges(principal.merchantId, limit)).map(changeView);
     },
 
     /** The payout address of a merchant for a mode and chain, or null. */

@@ -4,7 +4,13 @@
  */
 export type Principal =
   | { via: 'api_key'; merchantId: string; isTest: boolean; keypairId: string; keyId: string }
-  | { via: 'jwt'; merchantId: string; isTest: undefined };
+  | {
+      via: 'jwt';
+      merchantId: string;
+      isTest: undefined;
+      /** When the session's password was last entered, in Unix seconds (unset: unknown, never recent). */
+      authTime?: number;
+    };
 
 /** A caller that authenticated with an API key. */
 export type KeyPrincipal = Extract<Principal, { via: 'api_key' }>;

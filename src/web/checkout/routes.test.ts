@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   apiKey,
+  bearer,
   createMerchant,
   createTestApp,
   type Merchant,
@@ -170,8 +171,8 @@ describe('POST /v1/payments/checkout/{payment_id}/simulate', () => {
   it('refuses a live payment with not_test_mode, an unknown one with 404, and bad input with 400', async () => {
     const wallet = await t.app.inject({
       method: 'PUT',
-      url: '/v1/settings/payout-wallets',
-      headers: apiKey(m.liveKey),
+      url: '/v1/settings/payout-wallets?is_test=false',
+      headers: bearer(m.token),
       payload: { ethereum: '0x52908400098527886E0F7030069857D2E4169EE7' },
     });
     expect(wallet.statusCode, wallet.body).toBe(200);

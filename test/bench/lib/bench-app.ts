@@ -23,6 +23,7 @@ export function benchServerConfig(
       ? { SVC_DATA_DIR: database.dataDir }
       : {
           DATABASE_URL: database.databaseUrl,
+          SVC_SIGNUP: 'open',
           SVC_DATA_DIR: tmpdir(),
           SVC_MASTER_KEY: randomBytes(32).toString('base64'),
           SVC_JWT_SECRET: randomBytes(32).toString('hex'),

@@ -345,7 +345,13 @@ async function confirmingLatency(samples: number, log: (message: string) => void
       if (response.status >= 300) throw new Error(`${method} ${path}: ${await response.text()}`);
       return (await response.json()) as T;
     };
-    await call('PUT', '/settings/payout-wallets', { ethereum: randomAddress() });
+    // Payout wallets take a dashboard session (its password fresh from the sign-up), never a key.
+    const wallets = await fetch(`${base}/v1/settings/payout-wallets?is_test=false`, {
+      method: 'PUT',
+      headers: { authorization: `Bearer ${signup.token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ ethereum: randomAddress() }),
+    });
+    if (wallets.status !== 200) throw new Error(`payout wallets: ${await wallets.text()}`);
     const latencies: number[] = [];
     for (let i = 0; i < samples; i++) {
       const payment = await call<{ payment_id: string; address: string }>('POST', '/payments', {

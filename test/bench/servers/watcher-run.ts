@@ -69,6 +69,7 @@ async function main(): Promise<void> {
     ...(kind === 'postgres'
       ? {
           DATABASE_URL: target,
+          SVC_SIGNUP: 'open',
           SVC_MASTER_KEY: randomBytes(32).toString('base64'),
           SVC_JWT_SECRET: randomBytes(32).toString('hex'),
         }

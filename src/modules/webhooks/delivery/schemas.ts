@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { paymentEventTypes } from '../events/payload.ts';
+import { eventTypes, paymentEventTypes } from '../events/payload.ts';
 
-const eventPayloadSchema = z
+const paymentPayloadSchema = z
   .object({
     event: z.enum(paymentEventTypes),
     payment_id: z.string(),
@@ -30,7 +30,31 @@ const eventPayloadSchema = z
     is_test: z.boolean(),
     timestamp: z.iso.datetime(),
   })
-  .meta({ id: 'WebhookPayload', description: 'The exact JSON body every delivery of the event sends.' });
+  .meta({
+    id: 'WebhookPayload',
+    description: 'The exact JSON body every delivery of a payment event sends.',
+  });
+
+const payoutWalletPayloadSchema = z
+  .object({
+    event: z.literal('payout_wallet.updated'),
+    is_test: z.boolean(),
+    changes: z.array(
+      z.object({
+        chain: z.string(),
+        old_address: z.string().nullable().describe('null: the chain had no payout wallet.'),
+        new_address: z.string().nullable().describe('null: the chain has no payout wallet any more.'),
+      }),
+    ),
+    changed_by: z.string().describe('The account whose re-authenticated dashboard session made the change.'),
+    timestamp: z.iso.datetime(),
+  })
+  .meta({
+    id: 'PayoutWalletUpdatedPayload',
+    description: 'The body of `payout_wallet.updated`: the payout wallets of a mode changed.',
+  });
+
+const eventPayloadSchema = z.union([paymentPayloadSchema, payoutWalletPayloadSchema]);
 
 export const eventSchema = z
   .object({
@@ -39,7 +63,7 @@ export const eventSchema = z
       .describe('Event id, prefixed `evt_`; also the `webhook-id` and `X-Service-Event-Id` of deliveries.'),
     type: z.string(),
     is_test: z.boolean(),
-    payment_id: z.string(),
+    payment_id: z.string().nullable().describe('null for events that are not about a payment.'),
     sample: z.boolean().describe('True for the signed samples of `POST /webhooks/{id}/test`.'),
     created_at: z.iso.datetime(),
     payload: eventPayloadSchema,
@@ -100,7 +124,7 @@ const booleanQuery = z.enum(['true', 'false']).transform((value) => value === 't
 export const listEventsQuerySchema = z.strictObject({
   limit,
   starting_after: z.string().max(64).optional().describe('An event id: list the events older than it.'),
-  type: z.enum(paymentEventTypes).optional(),
+  type: z.enum(eventTypes).optional(),
   payment_id: z.string().max(64).optional(),
   is_test: booleanQuery
     .optional()

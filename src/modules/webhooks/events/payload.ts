@@ -10,6 +10,9 @@ export const paymentEventTypes = [
 ] as const;
 export type PaymentEventType = (typeof paymentEventTypes)[number];
 
+/** Every event type an endpoint may receive: the payment events and the account's own. */
+export const eventTypes = [...paymentEventTypes, 'payout_wallet.updated'] as const;
+
 /** What a payment event says about its payment, as the payments service knows it at the moment of the change. */
 export interface PaymentEventSnapshot {
   payment_id: string;
@@ -83,4 +86,33 @@ export function samplePayment(type: PaymentEventType, isTest: boolean): PaymentE
     expected_amount_native: '0.0063',
     is_test: isTest,
   };
+}
+
+/** One chain's payout address before and after a change (null: none). */
+export interface PayoutWalletChange {
+  chain: string;
+  old_address: string | null;
+  new_address: string | null;
+}
+
+/**
+ * The body of `payout_wallet.updated`: `event, is_test, changes, changed_by, timestamp`. Its own shape, not a
+ * payment's: it tells the merchant's systems that funds will now go elsewhere, so a change nobody expected is seen.
+ */
+export function payoutWalletEventBody(
+  input: { isTest: boolean; changes: PayoutWalletChange[]; changedBy: string },
+  at: Date,
+): string {
+  if (Number.isNaN(at.getTime())) throw new PayloadError('The event time is not a valid date');
+  return JSON.stringify({
+    event: 'payout_wallet.updated',
+    is_test: input.isTest,
+    changes: input.changes.map((change) => ({
+      chain: change.chain,
+      old_address: change.old_address,
+      new_address: change.new_address,
+    })),
+    changed_by: input.changedBy,
+    timestamp: at.toISOString(),
+  });
 }

@@ -95,7 +95,7 @@ export const eventsRepo = {
   async insertEventsWithDeliveries(db: Db, rows: EventRow[]): Promise<number> {
     if (rows.length === 0) return 0;
     const created = rows[0]?.createdAt.toISOString() ?? new Date().toISOString();
-    const column = <T extends string | boolean>(pick: (row: EventRow) => T) => pgArray(rows.map(pick));
+    const column = <T extends string | boolean | null>(pick: (row: EventRow) => T) => pgArray(rows.map(pick));
     const [row] = await queryRows<{ deliveries: string | number }>(
       db,
       sql`

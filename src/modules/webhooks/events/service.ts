@@ -10,7 +10,9 @@ import type { WebhookEndpointsService } from '../endpoints/service.ts';
 import {
   type PaymentEventSnapshot,
   type PaymentEventType,
+  type PayoutWalletChange,
   paymentEventBody,
+  payoutWalletEventBody,
   samplePayment,
 } from './payload.ts';
 import type { AttemptRow, DeliveryRow, EventRow, EventsRepo } from './repo.ts';
@@ -151,6 +153,35 @@ export function createEventsService({ db, repo, clock, endpoints }: EventsDeps) 
      */
     async recordPaymentEvent(tx: Db, input: RecordPaymentEventInput): Promise<{ eventId: string }> {
       const event = eventRow(input, false);
+      await repo.insertEventWithDeliveries(tx, event);
+      return { eventId: event.id };
+    },
+
+    /**
+     * Writes `payout_wallet.updated` and its deliveries (the merchant's enabled endpoints of that mode) inside the
+     * caller's transaction `tx`, the one that changes the wallets.
+     */
+    async recordPayoutWalletEvent(
+      tx: Db,
+      input: {
+        merchantId: string;
+        isTest: boolean;
+        changes: PayoutWalletChange[];
+        changedBy: string;
+        occurredAt: Date;
+      },
+    ): Promise<{ eventId: string }> {
+      const event: EventRow = {
+        id: newId('evt'),
+        merchantId: input.merchantId,
+        isTest: input.isTest,
+        type: 'payout_wallet.updated',
+        paymentId: null,
+        body: payoutWalletEventBody(input, input.occurredAt),
+        sample: false,
+        occurredAt: input.occurredAt,
+        createdAt: clock.now(),
+      };
       await repo.insertEventWithDeliveries(tx, event);
       return { eventId: event.id };
     },

@@ -286,6 +286,7 @@ export function App() {
               }
             },
             logout,
+            renew: login,
             notify: setToast,
             testKey,
             setTestKey,

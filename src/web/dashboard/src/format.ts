@@ -112,6 +112,7 @@ const eventDescriptions: Record<string, string> = {
   'payment.overpaid': 'More than expected was received',
   'payment.created': 'Payment created',
   'webhook.test': 'Test event',
+  'payout_wallet.updated': 'Payout wallets changed',
 };
 
 export function describeEvent(type: string): string {

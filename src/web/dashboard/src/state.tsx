@@ -9,6 +9,8 @@ export interface AppState {
   mode: Mode;
   setMode(mode: Mode): void;
   logout(reason?: string): void;
+  /** Replaces the session's token with a fresh one (after the password was entered again). */
+  renew(session: Session): void;
   /** Announces a short success message to everyone, screen readers included. */
   notify(message: string): void;
   /** A test key the merchant chose for this tab; kept in memory only, gone on reload. */

@@ -5,13 +5,84 @@ import { readSession, type Session } from '../model.ts';
 import { Link, useLocation } from '../router.tsx';
 import { useAction } from '../state.tsx';
 
-export function AuthPage({
-  onSession,
-  reason,
-}: {
-  onSession: (session: Session) => void;
-  reason: string | null;
-}) {
+/**
+ * The page of a reset link (`svc reset-password EMAIL` prints one; with SMTP, it is mailed): a new password with the
+ * link's token. Without a token it asks for the email to mail a link to, and says the same whatever the email.
+ */
+function ResetPassword({ token }: { token: string | null }) {
+  const [value, setValue] = useState('');
+  const [done, setDone] = useState<string | null>(null);
+  const action = useAction();
+  const error = fieldError(action.error, token === null ? 'email' : 'password');
+  const id = token === null ? 'reset-email' : 'reset-password';
+  return (
+    <div class="auth">
+      <main class="auth-card" id="main">
+        <h1 tabIndex={-1} data-page-title>
+          {token === null ? 'Reset your password' : 'Choose a new password'}
+        </h1>
+        {done !== null ? (
+          <div class="notice notice-info" role="status">
+            <p>{done}</p>
+          </div>
+        ) : (
+          <form
+            noValidate
+            onSubmit={async (event) => {
+              event.preventDefault();
+              const body = await action.run(() =>
+                token === null
+                  ? api('/auth/password-reset-request', { method: 'POST', body: { email: value.trim() } })
+                  : api('/auth/password-reset', { method: 'POST', body: { token, password: value } }),
+              );
+              if (body !== undefined) {
+                const message = (body as { message?: unknown }).message;
+                setDone(typeof message === 'string' ? message : 'Done.');
+              }
+            }}
+          >
+            <Field label={token === null ? 'Email' : 'New password'} id={id} error={error}>
+              {token === null ? (
+                <input
+                  {...describedBy(id, { error })}
+                  type="email"
+                  autocomplete="email"
+                  required
+                  value={value}
+                  onInput={(event) => setValue(event.currentTarget.value)}
+                />
+              ) : (
+                <input
+                  {...describedBy(id, { error })}
+                  type="password"
+                  autocomplete="new-password"
+                  required
+                  value={value}
+                  onInput={(event) => setValue(event.currentTarget.value)}
+                />
+              )}
+            </Field>
+            {action.error !== null && error === null && <ErrorNotice error={action.error} compact />}
+            <button type="submit" class="button button-block" disabled={action.busy}>
+              {token === null ? 'Send me a reset link' : 'Set the new password'}
+            </button>
+          </form>
+        )}
+        <p class="auth-switch">
+          <Link to="/login">Back to log in</Link>
+        </p>
+      </main>
+    </div>
+  );
+}
+
+export function AuthPage(props: { onSession: (session: Session) => void; reason: string | null }) {
+  const { path, query } = useLocation();
+  if (path === '/reset-password') return <ResetPassword token={query.get('token')} />;
+  return <SignInPage {...props} />;
+}
+
+function SignInPage({ onSession, reason }: { onSession: (session: Session) => void; reason: string | null }) {
   const { path } = useLocation();
   const signup = path === '/signup';
   const [email, setEmail] = useState('');
@@ -109,7 +180,8 @@ export function AuthPage({
             </>
           ) : (
             <>
-              New here? <Link to="/signup">Create an account</Link>
+              New here? <Link to="/signup">Create an account</Link> ·{' '}
+              <Link to="/reset-password">Forgot your password?</Link>
             </>
           )}
         </p>

@@ -1,7 +1,15 @@
 import { useState } from 'preact/hooks';
-import { api } from '../api.ts';
+import { ApiError, api } from '../api.ts';
 import { describedBy, ErrorNotice, Field, fieldError, Loading, PageHeader } from '../components/ui.tsx';
-import { type ChainInfo, fallbackChains, type Json, loadChains, record, titleCase } from '../model.ts';
+import {
+  type ChainInfo,
+  fallbackChains,
+  type Json,
+  loadChains,
+  readSession,
+  record,
+  titleCase,
+} from '../model.ts';
 import { useAction, useApp, useResource } from '../state.tsx';
 
 /** The chain → address map, wherever the API put it in its answer. */
@@ -20,7 +28,7 @@ function readWallets(body: unknown, chainIds: string[]): Record<string, string> 
   return {};
 }
 
-function PayoutWallets({ chains }: { chains: ChainInfo[] }) {
+function PayoutWallets({ chains, onSaved }: { chains: ChainInfo[]; onSaved: () => void }) {
   const app = useApp();
   const isTest = app.mode === 'test';
   const chainIds = chains.map((chain) => chain.id);
@@ -34,6 +42,9 @@ function PayoutWallets({ chains }: { chains: ChainInfo[] }) {
     return wallets;
   }, [isTest, chainIds.join(',')]);
   const save = useAction();
+  // Where funds go changes only with a password entered in the last 10 minutes: the server says when to ask again.
+  const [password, setPassword] = useState('');
+  const needsPassword = save.error instanceof ApiError && save.error.code === 'reauthentication_required';
 
   return (
     <form
@@ -46,13 +57,21 @@ function PayoutWallets({ chains }: { chains: ChainInfo[] }) {
         for (const [chain, address] of Object.entries(draft)) {
           if (address.trim() !== '') body[chain] = address.trim();
         }
-        const saved = await save.run(() =>
-          api('/settings/payout-wallets', { method: 'PUT', query: { is_test: isTest }, body }),
-        );
+        const saved = await save.run(async () => {
+          if (needsPassword) {
+            const fresh = readSession(
+              await api('/auth/reauthenticate', { method: 'POST', body: { password } }),
+            );
+            app.renew(fresh);
+            setPassword('');
+          }
+          return api('/settings/payout-wallets', { method: 'PUT', query: { is_test: isTest }, body });
+        });
         if (saved !== undefined) {
           const wallets = readWallets(saved, chainIds);
           setDraft(Object.keys(wallets).length > 0 ? wallets : body);
           app.notify(`${isTest ? 'Test' : 'Live'} payout wallets saved.`);
+          onSaved();
         }
       }}
     >
@@ -96,11 +115,26 @@ function PayoutWallets({ chains }: { chains: ChainInfo[] }) {
               );
             })}
           </div>
-          {save.error !== null && fieldError(save.error, ...chainIds) === null && (
-            <ErrorNotice error={save.error} compact />
+          {needsPassword ? (
+            <Field label="Your password, to confirm this change" id="wallets-password" error={null}>
+              <input
+                id="wallets-password"
+                type="password"
+                autocomplete="current-password"
+                value={password}
+                onInput={(event) => setPassword(event.currentTarget.value)}
+              />
+            </Field>
+          ) : (
+            save.error !== null &&
+            fieldError(save.error, ...chainIds) === null && <ErrorNotice error={save.error} compact />
           )}
           <button type="submit" class="button" disabled={save.busy}>
-            {save.busy ? 'Saving…' : 'Save payout wallets'}
+            {save.busy
+              ? 'Saving…'
+              : needsPassword
+                ? 'Confirm and save payout wallets'
+                : 'Save payout wallets'}
           </button>
         </>
       )}
@@ -307,13 +341,98 @@ function Tolerances() {
   );
 }
 
+interface WalletChange {
+  id: string;
+  isTest: boolean;
+  chain: string;
+  oldAddress: string | null;
+  newAddress: string | null;
+  actor: string;
+  ip: string | null;
+  createdAt: string;
+}
+
+function readChanges(body: unknown): WalletChange[] {
+  const data = record(body).data;
+  if (!Array.isArray(data)) return [];
+  return data.map((item) => {
+    const row = record(item);
+    const str = (name: string) => (typeof row[name] === 'string' ? (row[name] as string) : null);
+    return {
+      id: str('id') ?? '',
+      isTest: row.is_test === true,
+      chain: str('chain') ?? '',
+      oldAddress: str('old_address'),
+      newAddress: str('new_address'),
+      actor: str('actor') ?? '',
+      ip: str('ip'),
+      createdAt: str('created_at') ?? '',
+    };
+  });
+}
+
+/** Every change of payout wallets, both modes: a change nobody here made is seen at once. */
+function WalletChanges({ version }: { version: number }) {
+  const changes = useResource(
+    async () => readChanges(await api('/settings/payout-wallets/changes', { query: { limit: 50 } })),
+    [version],
+  );
+  return (
+    <section class="card" aria-labelledby="wallet-changes-title">
+      <h2 id="wallet-changes-title">Payout wallet changes</h2>
+      {changes.state === 'loading' && <Loading label="Loading the changes…" />}
+      {changes.state === 'error' && (
+        <ErrorNotice error={changes.error} onRetry={() => void changes.reload()} />
+      )}
+      {changes.state === 'ready' &&
+        (changes.data.length === 0 ? (
+          <p class="muted">No payout wallet has been changed yet.</p>
+        ) : (
+          <table data-testid="wallet-changes">
+            <thead>
+              <tr>
+                <th scope="col">When</th>
+                <th scope="col">Mode</th>
+                <th scope="col">Network</th>
+                <th scope="col">From</th>
+                <th scope="col">To</th>
+                <th scope="col">By</th>
+              </tr>
+            </thead>
+            <tbody>
+              {changes.data.map((change) => (
+                <tr key={change.id}>
+                  <td>{new Date(change.createdAt).toLocaleString()}</td>
+                  <td>{change.isTest ? 'Test' : 'Live'}</td>
+                  <td>{titleCase(change.chain)}</td>
+                  <td class="mono">{change.oldAddress ?? '—'}</td>
+                  <td class="mono">{change.newAddress ?? '—'}</td>
+                  <td>
+                    {change.actor}
+                    {change.ip !== null && <span class="muted"> from {change.ip}</span>}
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        ))}
+    </section>
+  );
+}
+
 export function SettingsPage() {
   const chainsResource = useResource(() => loadChains(() => api('/chains')), []);
   const chains = chainsResource.state === 'loading' ? null : (chainsResource.data ?? fallbackChains);
+  const [changesVersion, setChangesVersion] = useState(0);
   return (
     <section>
       <PageHeader title="Settings" description="Where your funds go, and how exact payments must be." />
-      {chains === null ? <Loading label="Loading networks…" /> : <PayoutWallets chains={chains} />}
+      {chains === null ? (
+        <Loading label="Loading networks…" />
+      ) : (
+        <PayoutWallets chains={chains} onSaved={() => setChangesVersion((v) => v + 1)} />
+      )}
+      <WalletChanges version={changesVersion} />
       <Tolerances />
     </section>
   );
