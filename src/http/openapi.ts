@@ -11,6 +11,9 @@ import { errorStatus } from '../lib/errors.ts';
 const operationIds: Record<string, string> = {
   'POST /auth/signup': 'signUp',
   'POST /auth/login': 'logIn',
+  'POST /auth/reauthenticate': 'reauthenticate',
+  'POST /auth/password-reset-request': 'requestPasswordReset',
+  'POST /auth/password-reset': 'resetPassword',
   'GET /me': 'getMe',
   'GET /chains': 'listChains',
   'POST /keypairs': 'createKeypair',
@@ -38,6 +41,7 @@ const operationIds: Record<string, string> = {
   'PATCH /settings': 'updateSettings',
   'GET /settings/payout-wallets': 'getPayoutWallets',
   'PUT /settings/payout-wallets': 'setPayoutWallets',
+  'GET /settings/payout-wallets/changes': 'listPayoutWalletChanges',
 };
 
 type Json = Record<string, unknown>;
