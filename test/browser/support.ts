@@ -78,6 +78,8 @@ export async function startProgram(extraEnv: Record<string, string> = {}): Promi
     // The BIP-39 test vector, as the other tests on this database use.
     env.SVC_TEST_MNEMONIC =
       'abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about';
+    // Sign-up is closed by default on a server database; the tests sign up through the dashboard.
+    env.SVC_SIGNUP = 'open';
   }
   const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', 'serve'], {
     cwd: repoRoot,
