@@ -9,15 +9,16 @@ import { migrateDatabase } from '../../../src/db/migrate.ts';
 import { events, webhookDeliveries } from '../../../src/db/schema/index.ts';
 import { systemClock } from '../../../src/lib/clock.ts';
 import { newId } from '../../../src/lib/ids.ts';
-import { type PaymentEventSnapshot, paymentEventBody } from '../../../src/modules/webhooks/events/payload.ts';
+import { paymentEventBody } from '../../../src/modules/webhooks/events/payload.ts';
 import { DELIVERY_CHANNEL, newDeliveryRow } from '../../../src/modules/webhooks/events/repo.ts';
 import { buildServices } from '../../../src/services.ts';
 import { startChild } from '../lib/child.ts';
 import { freshPostgres } from '../lib/databases.ts';
 import { defineScenario, type Measurement, measurement } from '../lib/scenario.ts';
-import { median, round } from '../lib/stats.ts';
+import { median, percentile, round } from '../lib/stats.ts';
+import { eventSnapshot, receiverAsker, workerEnv } from '../lib/webhook-bench.ts';
 import type { BareLoopReady, BareLoopTarget } from '../servers/webhook-bare-loop.ts';
-import type { ReceiverCommand, ReceiverMessage, ReceiverReady } from '../servers/webhook-receiver.ts';
+import type { ReceiverCommand, ReceiverReady } from '../servers/webhook-receiver.ts';
 
 const bareLoop = fileURLToPath(new URL('../servers/webhook-bare-loop.ts', import.meta.url));
 const receiverServer = fileURLToPath(new URL('../servers/webhook-receiver.ts', import.meta.url));
@@ -25,28 +26,6 @@ const repoRoot = fileURLToPath(new URL('../../../', import.meta.url));
 
 const MERCHANTS = 10;
 const CONCURRENCY = 100;
-const testMnemonic =
-  'abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about';
-
-function percentile(values: number[], p: number): number {
-  if (values.length === 0) return Number.NaN;
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))]!;
-}
-
-function snapshot(index: number): PaymentEventSnapshot {
-  return {
-    payment_id: `00000000-0000-7000-8000-${index.toString().padStart(12, '0')}`,
-    status: 'completed',
-    amount: '19.99',
-    currency: 'USD',
-    chain: 'ethereum',
-    tx_hash: `0x${index.toString(16).padStart(64, '0')}`,
-    received_amount_native: '0.006301',
-    expected_amount_native: '0.006301',
-    is_test: true,
-  };
-}
 
 /**
  * Webhook delivery on PostgreSQL, one worker process (the real `svc worker`) against a bare claim → sign → POST →
@@ -70,20 +49,7 @@ export default defineScenario({
     const batchSize = Math.max(500, Math.round(5000 * scale));
     const latencySeconds = Math.max(2, Math.round(5 * scale));
     const rate = 1000;
-    const env = {
-      NODE_ENV: 'production',
-      DATABASE_URL: target.url,
-      DATABASE_POOL_SIZE: '20',
-      SVC_DATA_DIR: tmpdir(),
-      SVC_MASTER_KEY: randomBytes(32).toString('base64'),
-      SVC_JWT_SECRET: randomBytes(32).toString('hex'),
-      SVC_TEST_MNEMONIC: testMnemonic,
-      SVC_ALLOW_PRIVATE_WEBHOOK_TARGETS: 'true',
-      // The bench's merchants are the operator's own: their test endpoints reach the local receiver.
-      SVC_OPERATOR_EMAILS: '@example.com',
-      SVC_WEBHOOK_CONCURRENCY: String(CONCURRENCY),
-      LOG_LEVEL: 'silent',
-    };
+    const env = workerEnv(target.url, { SVC_WEBHOOK_CONCURRENCY: String(CONCURRENCY) });
     const config = loadConfig(env);
     const database = await openDatabase({ databaseUrl: target.url, dataDir: tmpdir(), poolSize: 20 });
     const children: ChildProcess[] = [];
@@ -91,25 +57,7 @@ export default defineScenario({
     // The receiver runs in its own process (see servers/webhook-receiver.ts) and stamps arrivals there.
     const receiver = await startChild<ReceiverReady>(receiverServer);
     const base = receiver.ready.base;
-    const ask = <T extends ReceiverMessage['type']>(
-      command: ReceiverCommand,
-      answer: T,
-      timeoutMs: number,
-    ): Promise<Extract<ReceiverMessage, { type: T }>> =>
-      new Promise((resolve, reject) => {
-        const timer = setTimeout(() => {
-          receiver.process.off('message', listener);
-          reject(new Error(`the receiver did not answer ${command.type} within ${timeoutMs} ms`));
-        }, timeoutMs);
-        const listener = (message: ReceiverMessage) => {
-          if (message.type !== answer) return;
-          clearTimeout(timer);
-          receiver.process.off('message', listener);
-          resolve(message as Extract<ReceiverMessage, { type: T }>);
-        };
-        receiver.process.on('message', listener);
-        receiver.process.send(command);
-      });
+    const ask = receiverAsker(receiver);
     const reset = () => receiver.process.send({ type: 'reset' } satisfies ReceiverCommand);
     const arrivalOf = (count: number, timeoutMs: number) =>
       ask({ type: 'expect', count }, 'arrived', timeoutMs);
@@ -151,8 +99,8 @@ export default defineScenario({
               merchantId: owner.merchantId,
               isTest: true,
               type: 'payment.confirmed',
-              paymentId: snapshot(serial).payment_id,
-              body: paymentEventBody('payment.confirmed', snapshot(serial), now),
+              paymentId: eventSnapshot(serial).payment_id,
+              body: paymentEventBody('payment.confirmed', eventSnapshot(serial), now),
               sample: false,
               occurredAt: now,
               createdAt: now,
@@ -223,7 +171,7 @@ export default defineScenario({
           for (; emitted < due; emitted += 1) {
             const owner = merchants[emitted % MERCHANTS]!;
             serial += 1;
-            const payment = snapshot(serial);
+            const payment = eventSnapshot(serial);
             // The outbox write is one statement, so on its own it commits as it returns (the payments service
             // makes it part of a larger transaction; here only the event is written).
             const job = services.events

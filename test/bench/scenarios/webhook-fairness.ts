@@ -8,13 +8,13 @@ import { loadConfig } from '../../../src/config.ts';
 import { openDatabase } from '../../../src/db/client.ts';
 import { migrateDatabase } from '../../../src/db/migrate.ts';
 import { systemClock } from '../../../src/lib/clock.ts';
-import type { PaymentEventSnapshot } from '../../../src/modules/webhooks/events/payload.ts';
 import { buildServices } from '../../../src/services.ts';
 import { startChild } from '../lib/child.ts';
 import { freshPostgres } from '../lib/databases.ts';
 import { defineScenario, measurement } from '../lib/scenario.ts';
-import { round } from '../lib/stats.ts';
-import type { ReceiverCommand, ReceiverMessage, ReceiverReady } from '../servers/webhook-receiver.ts';
+import { percentile, round } from '../lib/stats.ts';
+import { eventSnapshot, receiverAsker, workerEnv } from '../lib/webhook-bench.ts';
+import type { ReceiverCommand, ReceiverReady } from '../servers/webhook-receiver.ts';
 
 const receiverServer = fileURLToPath(new URL('../servers/webhook-receiver.ts', import.meta.url));
 const repoRoot = fileURLToPath(new URL('../../../', import.meta.url));
@@ -23,28 +23,6 @@ const HANGING_ENDPOINTS = 30;
 const RATE_B = 200;
 /** A's own events per second; each goes to all 30 of its endpoints, every one of which hangs. */
 const RATE_A = 20;
-const testMnemonic =
-  'abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about';
-
-function percentile(values: number[], p: number): number {
-  if (values.length === 0) return Number.NaN;
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))]!;
-}
-
-function snapshot(index: number): PaymentEventSnapshot {
-  return {
-    payment_id: `00000000-0000-7000-8000-${index.toString().padStart(12, '0')}`,
-    status: 'completed',
-    amount: '19.99',
-    currency: 'USD',
-    chain: 'ethereum',
-    tx_hash: `0x${index.toString(16).padStart(64, '0')}`,
-    received_amount_native: '0.006301',
-    expected_amount_native: '0.006301',
-    is_test: true,
-  };
-}
 
 /**
  * Fairness of webhook delivery on PostgreSQL, one `svc worker` process with its defaults (100 slots, 20 per
@@ -62,19 +40,7 @@ export default defineScenario({
       return [];
     }
     const seconds = Math.max(3, Math.round(10 * scale));
-    const env = {
-      NODE_ENV: 'production',
-      DATABASE_URL: target.url,
-      DATABASE_POOL_SIZE: '20',
-      SVC_DATA_DIR: tmpdir(),
-      SVC_MASTER_KEY: randomBytes(32).toString('base64'),
-      SVC_JWT_SECRET: randomBytes(32).toString('hex'),
-      SVC_TEST_MNEMONIC: testMnemonic,
-      SVC_ALLOW_PRIVATE_WEBHOOK_TARGETS: 'true',
-      SVC_OPERATOR_EMAILS: '@example.com',
-      SVC_WEBHOOK_MAX_ENDPOINTS: String(HANGING_ENDPOINTS),
-      LOG_LEVEL: 'silent',
-    };
+    const env = workerEnv(target.url, { SVC_WEBHOOK_MAX_ENDPOINTS: String(HANGING_ENDPOINTS) });
     const config = loadConfig(env);
     const database = await openDatabase({ databaseUrl: target.url, dataDir: tmpdir(), poolSize: 20 });
     const children: ChildProcess[] = [];
@@ -90,21 +56,7 @@ export default defineScenario({
     await new Promise<void>((resolve) => hang.listen(0, '127.0.0.1', resolve));
     const hangBase = `http://127.0.0.1:${(hang.address() as AddressInfo).port}`;
     const receiver = await startChild<ReceiverReady>(receiverServer);
-    const ask = <T extends ReceiverMessage['type']>(command: ReceiverCommand, answer: T, timeoutMs: number) =>
-      new Promise<Extract<ReceiverMessage, { type: T }>>((resolve, reject) => {
-        const timer = setTimeout(() => {
-          receiver.process.off('message', listener);
-          reject(new Error(`the receiver did not answer ${command.type} within ${timeoutMs} ms`));
-        }, timeoutMs);
-        const listener = (message: ReceiverMessage) => {
-          if (message.type !== answer) return;
-          clearTimeout(timer);
-          receiver.process.off('message', listener);
-          resolve(message as Extract<ReceiverMessage, { type: T }>);
-        };
-        receiver.process.on('message', listener);
-        receiver.process.send(command);
-      });
+    const ask = receiverAsker(receiver);
 
     try {
       await migrateDatabase(database);
@@ -159,7 +111,7 @@ export default defineScenario({
         return services.events.recordPaymentEvent(database.db, {
           merchantId,
           type: 'payment.confirmed',
-          payment: snapshot(serial),
+          payment: eventSnapshot(serial),
           occurredAt: new Date(),
         });
       };
