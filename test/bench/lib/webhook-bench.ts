@@ -22,6 +22,8 @@ export function workerEnv(databaseUrl: string, extra: Record<string, string>): R
     SVC_ALLOW_PRIVATE_WEBHOOK_TARGETS: 'true',
     // The bench's merchants are the operator's own: their test endpoints reach the local receiver.
     SVC_OPERATOR_EMAILS: '@example.com',
+    // Sign-up is closed by default on a server database; the bench signs its merchants up.
+    SVC_SIGNUP: 'open',
     LOG_LEVEL: 'silent',
     ...extra,
   };
