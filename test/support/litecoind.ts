@@ -38,7 +38,7 @@ export interface Litecoind {
   stop(): Promise<void>;
 }
 
-export class LitecoindRpcError extends Error {
+class LitecoindRpcError extends Error {
   constructor(
     readonly method: string,
     readonly code: number,
