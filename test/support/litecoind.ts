@@ -119,6 +119,11 @@ export async function startLitecoind(
   child.once('exit', () => {
     exited = true;
   });
+  // A missing binary (CI without the package) is an 'error' event, not an exit.
+  child.once('error', (error) => {
+    exited = true;
+    output += `\n${error.message}`;
+  });
   const url = `http://127.0.0.1:${port}`;
   const cleanUp = async () => {
     await stopProcess(child);
