@@ -52,6 +52,7 @@ describe('coinsToBaseUnits', () => {
     expect(() => coinsToBaseUnits('1e-9')).toThrow(/decimals/);
     expect(() => coinsToBaseUnits('0x10')).toThrow(/not a decimal/);
     expect(() => coinsToBaseUnits('')).toThrow(/not a decimal/);
+    expect(() => coinsToBaseUnits('1e999999999')).toThrow(/out of range/);
   });
 
   it('is exact where floats are not', () => {
