@@ -154,6 +154,34 @@ describe.skipIf(!runLitecoindTests)('scanning litecoind regtest blocks and mempo
     expect(mempool.size()).toBe(0);
   });
 
+  it('sees a replacement (BIP125 bumpfee): the original leaves the mempool, the replacement pays the same script', async () => {
+    const w = { wallet: node.wallet };
+    const deposit = newDeposit();
+    const watched = new Set([deposit.script]);
+    const mempool = createMempoolWatcher(rpc);
+    await mempool.poll(watched);
+    // sendtoaddress address amount comment comment_to subtractfeefromamount replaceable
+    const original = await node.rpc<string>(
+      'sendtoaddress',
+      [deposit.address, '0.25', '', '', false, true],
+      w,
+    );
+    const first = await mempool.poll(watched);
+    expect(first.added).toEqual([
+      expect.objectContaining({ txid: original, script: deposit.script, value: 25_000_000n }),
+    ]);
+
+    const { txid: replacement } = await node.rpc<{ txid: string }>('bumpfee', [original], w);
+    expect(replacement).not.toBe(original);
+    const second = await mempool.poll(watched);
+    expect(second.removed).toEqual([original]);
+    expect(second.added).toEqual([
+      expect.objectContaining({ txid: replacement, script: deposit.script, value: 25_000_000n }),
+    ]);
+    await node.mine(1);
+    expect((await mempool.poll(watched)).removed).toEqual([replacement]);
+  });
+
   it('reads the whole mempool on the first poll (what waited before svc started)', async () => {
     const deposit = newDeposit();
     const txid = await node.rpc<string>('sendtoaddress', [deposit.address, '0.00054321'], {
