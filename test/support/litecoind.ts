@@ -35,6 +35,8 @@ export interface Litecoind {
   rpc<T = unknown>(method: string, params?: unknown[], options?: { wallet?: string }): Promise<T>;
   /** Mines `count` blocks to the payer's wallet; returns their hashes. */
   mine(count: number): Promise<string[]>;
+  /** Stops the node (SIGTERM: it flushes its chain and mempool), waits `downMs`, starts it again on the same port. */
+  restart(options?: { downMs?: number }): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -84,6 +86,45 @@ function stopProcess(child: ChildProcess): Promise<void> {
   });
 }
 
+/** Starts litecoind and waits until its RPC answers (it is killed if it does not). */
+async function spawnNode(args: string[], url: string): Promise<ChildProcess> {
+  const child = spawn(litecoindPath, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  const keep = (chunk: Buffer) => {
+    // Only the tail matters for a failure message; the node logs a lot.
+    output = (output + chunk.toString('utf8')).slice(-8000);
+  };
+  child.stdout?.on('data', keep);
+  child.stderr?.on('data', keep);
+  let exited = false;
+  child.once('exit', () => {
+    exited = true;
+  });
+  // A missing binary (CI without the package) is an 'error' event, not an exit.
+  child.once('error', (error) => {
+    exited = true;
+    output += `\n${error.message}`;
+  });
+  try {
+    const deadline = Date.now() + 30_000;
+    for (;;) {
+      if (exited) throw new Error(`litecoind exited before its RPC answered:\n${output}`);
+      try {
+        await call(url, 'getblockchaininfo', []);
+        return child;
+      } catch (error) {
+        // Connection refused while it starts, then RPC_IN_WARMUP (-28) while it loads.
+        if (error instanceof LitecoindRpcError && error.code !== -28) throw error;
+        if (Date.now() > deadline) throw new Error(`litecoind RPC did not answer within 30 s:\n${output}`);
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+    }
+  } catch (error) {
+    await stopProcess(child);
+    throw error;
+  }
+}
+
 export async function startLitecoind(
   options: { wallet?: string; blocks?: number; args?: string[] } = {},
 ): Promise<Litecoind> {
@@ -107,43 +148,17 @@ export async function startLitecoind(
     '-printtoconsole=1',
     ...(options.args ?? []),
   ];
-  const child = spawn(litecoindPath, args, { stdio: ['ignore', 'pipe', 'pipe'] });
-  let output = '';
-  const keep = (chunk: Buffer) => {
-    // Only the tail matters for a failure message; the node logs a lot.
-    output = (output + chunk.toString('utf8')).slice(-8000);
-  };
-  child.stdout?.on('data', keep);
-  child.stderr?.on('data', keep);
-  let exited = false;
-  child.once('exit', () => {
-    exited = true;
-  });
-  // A missing binary (CI without the package) is an 'error' event, not an exit.
-  child.once('error', (error) => {
-    exited = true;
-    output += `\n${error.message}`;
-  });
   const url = `http://127.0.0.1:${port}`;
+  let child = await spawnNode(args, url).catch((error: unknown) => {
+    rmSync(dataDir, { recursive: true, force: true });
+    throw error;
+  });
   const cleanUp = async () => {
     await stopProcess(child);
     rmSync(dataDir, { recursive: true, force: true });
   };
 
   try {
-    const deadline = Date.now() + 30_000;
-    for (;;) {
-      if (exited) throw new Error(`litecoind exited before its RPC answered:\n${output}`);
-      try {
-        await call(url, 'getblockchaininfo', []);
-        break;
-      } catch (error) {
-        // Connection refused while it starts, then RPC_IN_WARMUP (-28) while it loads.
-        if (error instanceof LitecoindRpcError && error.code !== -28) throw error;
-        if (Date.now() > deadline) throw new Error(`litecoind RPC did not answer within 30 s:\n${output}`);
-        await new Promise((resolve) => setTimeout(resolve, 100));
-      }
-    }
     const wallet = options.wallet ?? 'payer';
     await call(url, 'createwallet', [wallet]);
     const payerAddress = await call<string>(url, 'getnewaddress', ['', 'bech32'], wallet);
@@ -158,6 +173,13 @@ export async function startLitecoind(
       wallet,
       rpc: (method, params = [], rpcOptions = {}) => call(url, method, params, rpcOptions.wallet),
       mine,
+      async restart({ downMs = 0 } = {}) {
+        await stopProcess(child);
+        if (downMs > 0) await new Promise((resolve) => setTimeout(resolve, downMs));
+        child = await spawnNode(args, url);
+        // A wallet made by createwallet is not loaded again at start unless asked to.
+        await call(url, 'loadwallet', [wallet]);
+      },
       stop: cleanUp,
     };
   } catch (error) {

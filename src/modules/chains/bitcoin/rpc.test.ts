@@ -201,6 +201,36 @@ describe.skipIf(!runLitecoindTests)('createBitcoinRpc against litecoind regtest'
     expect(await rpc.call<number>('getblockcount')).toBe(3);
     await rpc.close();
   });
+
+  it('reports the node down while it is stopped and recovers when it is back, chain kept', async () => {
+    const rpc = createBitcoinRpc({
+      urls: [node.urlWithAuth],
+      timeoutMs: 2000,
+      retries: 2,
+      logger,
+      backoffMs: 10,
+    });
+    const tip = await rpc.call<string>('getbestblockhash');
+    const restarted = node.restart({ downMs: 1500 });
+    // Wait until the old process no longer answers, then ask: every round fails.
+    for (let i = 0; i < 100; i++) {
+      const answered = await rpc.call('getblockcount').then(
+        () => true,
+        () => false,
+      );
+      if (!answered) break;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    expect(rpc.health().down?.reason).toMatch(/node unreachable/);
+    await restarted;
+    expect(await rpc.call<string>('getbestblockhash')).toBe(tip);
+    expect(rpc.health().down).toBeNull();
+    // The payer's wallet is loaded again, for the tests that go on paying.
+    expect(await node.rpc('getwalletinfo', [], { wallet: node.wallet })).toMatchObject({
+      walletname: node.wallet,
+    });
+    await rpc.close();
+  });
 });
 
 if (!runLitecoindTests) it.skip(litecoindSkipReason, () => {});
