@@ -14,7 +14,8 @@ import {
   startLitecoind,
 } from '../../../../test/support/litecoind.ts';
 import { freePort } from '../../../../test/support/net.ts';
-import { BitcoinRpcError, BitcoinRpcTransportError, createBitcoinRpc, redactUrl } from './rpc.ts';
+import { redactUrl } from '../rpc-url.ts';
+import { BitcoinRpcError, BitcoinRpcTransportError, createBitcoinRpc } from './rpc.ts';
 
 const logger = pino({ level: 'silent' });
 const noSleep = async () => {};

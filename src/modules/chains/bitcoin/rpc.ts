@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import type { Logger } from 'pino';
 import { Pool, errors as undiciErrors } from 'undici';
+import { redactUrl } from '../rpc-url.ts';
 import { parseJsonKeepingDecimals } from './json.ts';
 
 /**
@@ -69,17 +70,6 @@ export interface BitcoinRpcOptions {
   /** Base backoff between rounds (doubles each round). */
   backoffMs?: number;
   sleep?: (ms: number) => Promise<void>;
-}
-
-/** The URL without its credentials, path or query (they can hold secrets): what logs and /readyz show. */
-export function redactUrl(url: string): string {
-  try {
-    const parsed = new URL(url);
-    const hidden = parsed.pathname.length > 1 || parsed.search !== '' || parsed.username !== '';
-    return `${parsed.protocol}//${parsed.host}${hidden ? '/…' : ''}`;
-  } catch {
-    return '(invalid URL)';
-  }
 }
 
 interface Endpoint {

@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import { HttpRequestError, http, LimitExceededRpcError, TimeoutError } from 'viem';
-import { redactUrl } from './settings.ts';
+import { redactUrl } from '../rpc-url.ts';
 
 /**
  * JSON-RPC to one chain's nodes with viem's HTTP transport (JSON-RPC batching of concurrent calls): failover over the

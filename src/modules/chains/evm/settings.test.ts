@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { testConfig } from '../../../../test/support/harness.ts';
-import { parseEvmChainSettings, redactUrl } from './settings.ts';
+import { redactUrl } from '../rpc-url.ts';
+import { parseEvmChainSettings } from './settings.ts';
 
 describe('EVM chain settings from the environment', () => {
   it('reads live and test-network nodes per chain, with failover URLs and defaults', () => {

@@ -1,4 +1,5 @@
 import { type ChainId, chains } from '../registry.ts';
+import { redactUrl } from '../rpc-url.ts';
 
 /**
  * The environment of the EVM chains. Per chain (NAME = the chain id upper-cased: ETHEREUM, BASE, POLYGON, ARBITRUM,
@@ -120,15 +121,4 @@ export function parseEvmChainSettings(env: Record<string, string | undefined>): 
     }
   }
   return out;
-}
-
-/** A URL as it may appear in logs: scheme, host and port only (paths and queries often hold API keys). */
-export function redactUrl(url: string): string {
-  try {
-    const parsed = new URL(url);
-    const hidden = parsed.pathname.length > 1 || parsed.search !== '' || parsed.username !== '';
-    return `${parsed.protocol}//${parsed.host}${hidden ? '/…' : ''}`;
-  } catch {
-    return '(invalid URL)';
-  }
 }
