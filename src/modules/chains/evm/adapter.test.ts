@@ -385,6 +385,8 @@ describe('EVM adapter against anvil', () => {
     });
     bundles.put(built.txHash, built.rawTx);
     await onBase.broadcast(built.rawTx);
+    // Automine can answer the send before the block is stored; a block mined here makes the receipt certain.
+    await chain.mine(1);
     expect((await onBase.forwardStatus(built.txHash)).state).toBe('included');
     const l1 = 10n ** 12n;
     expect(await chain.ethBalance(payout)).toBe(built.amount);
