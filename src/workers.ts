@@ -41,6 +41,7 @@ export function backgroundWorkers({
     signingSecrets: services.webhookEndpoints.signingSecrets,
     guard: services.ssrfGuard,
     operatorIds: services.operators.ids,
+    events: services.events,
     logger: logger.child({ worker: 'webhooks' }),
   });
   const settlement = createSettlementJobs({

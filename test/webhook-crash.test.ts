@@ -250,6 +250,7 @@ describe.skipIf(!serverUrl)(`webhook delivery on PostgreSQL${reason}`, () => {
         signingSecrets: t.services.webhookEndpoints.signingSecrets,
         guard: createConfiguredSsrfGuard({ ...t.config, allowPrivateWebhookTargets: true }),
         operatorIds: t.services.operators.ids,
+        events: t.services.events,
       }),
     );
     try {

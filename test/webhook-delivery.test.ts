@@ -58,6 +58,7 @@ beforeAll(async () => {
     // targets never are (ssrf.test.ts).
     guard: { ...t.services.ssrfGuard, isPrivateHost: () => false },
     operatorIds: t.services.operators.ids,
+    events: t.services.events,
     pollIntervalMs: 50,
   });
   await worker.start();
@@ -561,8 +562,21 @@ describe('webhook delivery', () => {
       created_at: expect.any(String),
       payload: JSON.parse(r.requests.find((q) => q.headers['webhook-id'] === first)!.body.toString()),
     });
+    // Ten failed attempts in a row tripped the endpoint's breaker (SVC_WEBHOOK_BREAKER_FAILURES, 10): that is the
+    // newest event, and no endpoint receives it (the merchant has no other).
     const page = await t.app.inject({ method: 'GET', url: '/v1/events?limit=1', headers: apiKey(m.testKey) });
-    expect(page.json()).toMatchObject({ has_more: true, data: [{ id: second }] });
+    expect(page.json()).toMatchObject({
+      has_more: true,
+      data: [{ type: 'webhook_endpoint.failing', payment_id: null, payload: { endpoint_id: id } }],
+    });
+    const tripped = page.json().data[0].id as string;
+    expect(r.requests.filter((q) => q.headers['webhook-id'] === tripped)).toEqual([]);
+    const middle = await t.app.inject({
+      method: 'GET',
+      url: `/v1/events?limit=1&starting_after=${tripped}`,
+      headers: apiKey(m.testKey),
+    });
+    expect(middle.json()).toMatchObject({ has_more: true, data: [{ id: second }] });
     const next = await t.app.inject({
       method: 'GET',
       url: `/v1/events?limit=1&starting_after=${second}`,
@@ -623,11 +637,15 @@ describe('webhook delivery', () => {
       payment_id: '00000000-0000-0000-0000-000000000000',
       is_test: true,
     });
-    // Samples are not among the merchant's events.
+    // Samples are not among the merchant's events; the successful redelivery closed the breaker (`recovered`).
     const list = (
       await t.app.inject({ method: 'GET', url: '/v1/events', headers: apiKey(m.testKey) })
     ).json();
-    expect(list.data.map((e: { id: string }) => e.id)).toEqual([second, first]);
+    expect(
+      list.data.map((e: { id: string; type: string }) =>
+        e.id === tripped ? 'tripped' : e.id === second || e.id === first ? e.id : e.type,
+      ),
+    ).toEqual(['webhook_endpoint.recovered', 'tripped', second, first]);
 
     const noBody = await t.app.inject({
       method: 'POST',

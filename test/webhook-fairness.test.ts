@@ -40,6 +40,7 @@ beforeAll(async () => {
     signingSecrets: t.services.webhookEndpoints.signingSecrets,
     guard: t.services.ssrfGuard,
     operatorIds: t.services.operators.ids,
+    events: t.services.events,
     pollIntervalMs: 50,
   });
   await worker.start();
@@ -128,6 +129,18 @@ describe('circuit breaker', () => {
     const flaky = await startReceiver(() => (failing ? { status: 503, body: 'down' } : { status: 200 }));
     receivers.push(flaky);
     const id = await endpoint(m, flaky.url);
+    // The merchant's second endpoint hears about the first one's breaker.
+    const watcher = await startReceiver();
+    receivers.push(watcher);
+    await endpoint(m, watcher.url);
+    const healthEvents = async (type: string) =>
+      (
+        await t.app.inject({
+          method: 'GET',
+          url: `/v1/events?type=${type}`,
+          headers: apiKey(m.testKey),
+        })
+      ).json().data as Array<{ payment_id: string | null; payload: Record<string, unknown> }>;
     const view = async () =>
       (await t.app.inject({ method: 'GET', url: `/v1/webhooks/${id}`, headers: apiKey(m.testKey) })).json();
 
@@ -141,6 +154,28 @@ describe('circuit breaker', () => {
       5000,
     );
     expect(tripped.consecutive_failures).toBeGreaterThanOrEqual(3);
+    // Opening it wrote one event in the same transaction, delivered to the merchant's healthy endpoint.
+    const [failingEvent, ...moreFailing] = await healthEvents('webhook_endpoint.failing');
+    expect(moreFailing).toEqual([]);
+    expect(failingEvent).toMatchObject({
+      payment_id: null,
+      payload: {
+        event: 'webhook_endpoint.failing',
+        is_test: true,
+        endpoint_id: id,
+        url: flaky.url,
+        failing_since: tripped.tripped_at,
+      },
+    });
+    expect(failingEvent?.payload.consecutive_failures).toBeGreaterThanOrEqual(3);
+    expect(Date.parse(String(failingEvent?.payload.next_probe_at))).toBeGreaterThan(
+      Date.parse(tripped.tripped_at),
+    );
+    const bodies = () => watcher.requests.map((request) => JSON.parse(request.body.toString()).event);
+    await waitFor('the failing event to reach the other endpoint', () =>
+      bodies().includes('webhook_endpoint.failing'),
+    );
+    expect(await healthEvents('webhook_endpoint.recovered')).toEqual([]);
     // Open: the retries (100 ms apart) wait for the probe instead of hammering the endpoint.
     await new Promise((resolve) => setTimeout(resolve, 1000));
     const whileOpen = flaky.requests.length;
@@ -169,6 +204,24 @@ describe('circuit breaker', () => {
       BREAKER_FIRST_PROBE_MS + 3000,
     );
     expect(await view()).toMatchObject({ consecutive_failures: 0, tripped_at: null });
+    // Closing it wrote one `recovered` event, and opening it never wrote a second `failing` one.
+    const recovered = await healthEvents('webhook_endpoint.recovered');
+    expect(recovered).toHaveLength(1);
+    expect(recovered[0]?.payload).toMatchObject({
+      event: 'webhook_endpoint.recovered',
+      endpoint_id: id,
+      consecutive_failures: 0,
+      failing_since: tripped.tripped_at,
+      next_probe_at: null,
+    });
+    expect(await healthEvents('webhook_endpoint.failing')).toHaveLength(1);
+    await waitFor('the recovered event to reach the other endpoint', () =>
+      bodies().includes('webhook_endpoint.recovered'),
+    );
+    // The endpoint they are about gets neither.
+    expect(
+      flaky.requests.map((request) => JSON.parse(request.body.toString()).event as string),
+    ).not.toContainEqual(expect.stringMatching(/^webhook_endpoint\./));
     // At most the 3 attempts that tripped it plus the ones already in flight, then probes one at a time.
     expect(flaky.maxOpen).toBeLessThanOrEqual(6);
   });

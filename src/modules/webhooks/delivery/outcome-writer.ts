@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import type { Db } from '../../../db/client.ts';
-import { type AttemptRecord, type DeliveryOutcome, deliveriesRepo } from './repo.ts';
+import { type AttemptRecord, type BreakerChange, type DeliveryOutcome, deliveriesRepo } from './repo.ts';
 
 /** Outcomes written in one statement before waiting for more is pointless. */
 const FLUSH_BATCH = 50;
@@ -13,13 +13,15 @@ const WRITE_CHUNK = 1000;
  * Records attempts and outcomes in batches: at once when a batch is full or nothing else is in flight, else after a
  * moment so that more can join; whatever piles up while a batch is being written goes next. A failed write is
  * retried; a worker stopping with the database gone drops its unwritten outcomes (their leases run out and another
- * worker sends them again).
+ * worker sends them again). Each batch is one transaction, in which the breakers it opens or closes are announced.
  */
 export function createOutcomeWriter(deps: {
   db: Db;
   logger?: Logger | undefined;
   /** Failed attempts in a row that trip an endpoint's breaker (repo.record). */
   breakerFailures?: number | undefined;
+  /** Writes the events of endpoints whose breaker a batch opened or closed, in the batch's transaction. */
+  announceBreakerChanges(tx: Db, changes: BreakerChange[]): Promise<unknown>;
   /** Whether to write now rather than wait for company (nothing else in flight, or stopping). */
   writeNow(): boolean;
   /** Whether the worker is stopping with nothing in flight: unwritten outcomes are then dropped after a failure. */
@@ -41,7 +43,10 @@ export function createOutcomeWriter(deps: {
         const attemptBatch = attempts.splice(0, WRITE_CHUNK);
         const outcomeBatch = outcomes.splice(0, WRITE_CHUNK);
         try {
-          await deliveriesRepo.record(deps.db, attemptBatch, outcomeBatch, deps.breakerFailures);
+          await deps.db.transaction(async (tx) => {
+            const changes = await deliveriesRepo.record(tx, attemptBatch, outcomeBatch, deps.breakerFailures);
+            if (changes.length > 0) await deps.announceBreakerChanges(tx, changes);
+          });
           deps.written(outcomeBatch);
         } catch (error) {
           deps.logger?.error({ err: error }, 'webhook outcome write failed; retrying');

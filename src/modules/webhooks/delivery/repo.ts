@@ -70,6 +70,33 @@ const toDate = (value: string | Date | null): Date | null =>
 
 const iso = (date: Date) => date.toISOString();
 
+/** An endpoint whose breaker an outcome write opened (it keeps failing) or closed (a probe succeeded). */
+export interface BreakerChange {
+  endpointId: string;
+  merchantId: string;
+  isTest: boolean;
+  url: string;
+  kind: 'failing' | 'recovered';
+  consecutiveFailures: number;
+  /** When the breaker opened: now for `failing`, the time it had opened for `recovered`. */
+  failingSince: Date;
+  /** When the next probe goes out (`failing` only). */
+  nextProbeAt: Date | null;
+  at: Date;
+}
+
+interface BreakerChangeRow {
+  id: string;
+  merchant_id: string;
+  is_test: boolean;
+  url: string;
+  opened: boolean;
+  failures: number | string;
+  failing_since: string | Date;
+  next_probe_at: string | Date | null;
+  at: string | Date;
+}
+
 /** The wait before a tripped endpoint's first probe; each failed probe doubles it, up to the maximum. */
 export const BREAKER_FIRST_PROBE_MS = 5000;
 const BREAKER_MAX_PROBE_MS = 10 * 60 * 1000;
@@ -228,14 +255,15 @@ export const deliveriesRepo = {
    * closes a tripped breaker); failures add to it, and at `breakerFailures` the breaker trips: from then on one
    * probe at a time is sent, the first `BREAKER_FIRST_PROBE_MS` later, then after as long again as the breaker has
    * been open (so the waits double: 5 s, 10 s, 20 s, …, at most `BREAKER_MAX_PROBE_MS`). Endpoints that only
-   * succeed are not written.
+   * succeed are not written. Returns the endpoints whose breaker this write opened or closed, so that the caller can
+   * announce them in the same transaction.
    */
   async record(
     db: Db,
     attempts: AttemptRecord[],
     outcomes: DeliveryOutcome[],
     breakerFailures = Number.POSITIVE_INFINITY,
-  ): Promise<void> {
+  ): Promise<BreakerChange[]> {
     const threshold = Number.isFinite(breakerFailures) ? breakerFailures : 2_000_000_000;
     const attemptJson = JSON.stringify(
       attempts.map((a) => ({
@@ -261,7 +289,9 @@ export const deliveriesRepo = {
         error: o.error,
       })),
     );
-    await db.execute(sql`
+    const changes = await queryRows<BreakerChangeRow>(
+      db,
+      sql`
       with outcome as (
         select * from jsonb_to_recordset(${outcomeJson}::jsonb) as o(
           id text, token text, status text, next_at timestamptz, attempted_at timestamptz, status_code int,
@@ -274,6 +304,8 @@ export const deliveriesRepo = {
         group by d.endpoint_id
       ),
       breaker as (
+        -- "before" is the row as the statement found it: a breaker that opens or closes here is told apart from
+        -- one that stays as it was.
         update webhook_endpoints e set
           consecutive_failures = case when p.ok then 0 else e.consecutive_failures + p.failures end,
           tripped_at = case
@@ -286,9 +318,12 @@ export const deliveriesRepo = {
               ${sql.raw(`interval '${BREAKER_MAX_PROBE_MS} milliseconds'`)},
               greatest(${sql.raw(`interval '${BREAKER_FIRST_PROBE_MS} milliseconds'`)}, p.at - coalesce(e.tripped_at, p.at)))
             else e.next_probe_at end
-        from per_endpoint p
-        where e.id = p.endpoint_id and (not p.ok or e.consecutive_failures > 0 or e.tripped_at is not null)
-        returning e.id
+        from per_endpoint p, webhook_endpoints before
+        where e.id = p.endpoint_id and before.id = e.id
+          and (not p.ok or e.consecutive_failures > 0 or e.tripped_at is not null)
+        returning e.id, e.merchant_id, e.is_test, e.url, e.tripped_at is not null as opened,
+          before.tripped_at is not null as was_open, e.consecutive_failures as failures,
+          coalesce(e.tripped_at, before.tripped_at) as failing_since, e.next_probe_at, p.at
       ),
       released as (
         -- A breaker that closes: the deliveries that were put off for its probes are due again at once.
@@ -306,18 +341,35 @@ export const deliveriesRepo = {
           id text, delivery_id text, attempt int, started_at timestamptz, duration_ms int, status_code int,
           success boolean, response_body text, error text)
         returning 1
+      ),
+      written as (
+        update webhook_deliveries d set
+          status = o.status,
+          next_attempt_at = coalesce(o.next_at, d.next_attempt_at),
+          lease_token = null,
+          last_attempt_at = o.attempted_at,
+          last_status_code = o.status_code,
+          last_error = o.error,
+          completed_at = case when o.status = 'pending' then null else o.attempted_at end,
+          updated_at = o.attempted_at
+        from outcome o
+        where d.id = o.id and d.lease_token = o.token
+        returning 1
       )
-      update webhook_deliveries d set
-        status = o.status,
-        next_attempt_at = coalesce(o.next_at, d.next_attempt_at),
-        lease_token = null,
-        last_attempt_at = o.attempted_at,
-        last_status_code = o.status_code,
-        last_error = o.error,
-        completed_at = case when o.status = 'pending' then null else o.attempted_at end,
-        updated_at = o.attempted_at
-      from outcome o
-      where d.id = o.id and d.lease_token = o.token`);
+      select id, merchant_id, is_test, url, opened, failures, failing_since, next_probe_at, at from breaker
+      where opened <> was_open`,
+    );
+    return changes.map((row) => ({
+      endpointId: row.id,
+      merchantId: row.merchant_id,
+      isTest: row.is_test,
+      url: row.url,
+      kind: row.opened ? 'failing' : 'recovered',
+      consecutiveFailures: Number(row.failures),
+      failingSince: toDate(row.failing_since) ?? new Date(0),
+      nextProbeAt: row.opened ? toDate(row.next_probe_at) : null,
+      at: toDate(row.at) ?? new Date(0),
+    }));
   },
 
   /** Gives back claims that were never started (a worker stopping): due at once, the attempt not counted. */

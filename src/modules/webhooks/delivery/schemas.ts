@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { eventTypes, paymentEventTypes } from '../events/payload.ts';
+import { eventTypes, paymentEventTypes, webhookEndpointEventTypes } from '../events/payload.ts';
 
 const paymentPayloadSchema = z
   .object({
@@ -54,7 +54,36 @@ const payoutWalletPayloadSchema = z
     description: 'The body of `payout_wallet.updated`: the payout wallets of a mode changed.',
   });
 
-const eventPayloadSchema = z.union([paymentPayloadSchema, payoutWalletPayloadSchema]);
+const webhookEndpointPayloadSchema = z
+  .object({
+    event: z.enum(webhookEndpointEventTypes),
+    is_test: z.boolean(),
+    endpoint_id: z.string(),
+    url: z.string(),
+    consecutive_failures: z
+      .number()
+      .int()
+      .describe('Failed attempts in a row when the breaker opened; 0 once it has closed.'),
+    failing_since: z.iso.datetime().describe('When the breaker opened.'),
+    next_probe_at: z.iso
+      .datetime()
+      .nullable()
+      .describe('When the next single probe goes out (`failing`); null once recovered.'),
+    timestamp: z.iso.datetime(),
+  })
+  .meta({
+    id: 'WebhookEndpointHealthPayload',
+    description:
+      'The body of `webhook_endpoint.failing` (an endpoint failed `SVC_WEBHOOK_BREAKER_FAILURES` attempts in a row: ' +
+      'its deliveries now wait while one probe at a time is sent, with growing pauses) and ' +
+      '`webhook_endpoint.recovered` (a probe succeeded: everything held back is due at once).',
+  });
+
+const eventPayloadSchema = z.union([
+  paymentPayloadSchema,
+  payoutWalletPayloadSchema,
+  webhookEndpointPayloadSchema,
+]);
 
 export const eventSchema = z
   .object({

@@ -1,15 +1,16 @@
 import { randomBytes } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { Config } from '../../../config.ts';
-import type { Database } from '../../../db/client.ts';
+import type { Database, Db } from '../../../db/client.ts';
 import { listen as listenForNotifications } from '../../../db/notify.ts';
 import type { Clock } from '../../../lib/clock.ts';
 import { newId } from '../../../lib/ids.ts';
 import { DELIVERY_CHANNEL } from '../events/repo.ts';
+import type { EventsService } from '../events/service.ts';
 import type { SsrfGuard } from '../ssrf.ts';
 import { MAX_ATTEMPTS, outcomeOf } from './outcome.ts';
 import { createOutcomeWriter } from './outcome-writer.ts';
-import { type ClaimedDelivery, deliveriesRepo } from './repo.ts';
+import { type BreakerChange, type ClaimedDelivery, deliveriesRepo } from './repo.ts';
 import { createWebhookSender, type WebhookSender } from './sender.ts';
 import { deliveryHeaders } from './signing.ts';
 
@@ -36,6 +37,8 @@ export interface DeliveryWorkerOptions {
   operatorIds?: () => Promise<ReadonlySet<string>>;
   /** Failed attempts in a row that trip an endpoint's breaker; unset, never. */
   breakerFailures?: number;
+  /** Writes `webhook_endpoint.failing` / `.recovered` for breakers that opened or closed, in the outcome's transaction. */
+  announceBreakerChanges(tx: Db, changes: BreakerChange[]): Promise<unknown>;
   logger?: Logger | undefined;
   /** How often to look for due work without being told (retries, leases of dead workers). */
   pollIntervalMs?: number;
@@ -117,6 +120,7 @@ function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWorker {
     db,
     logger,
     breakerFailures: options.breakerFailures,
+    announceBreakerChanges: options.announceBreakerChanges,
     writeNow: () => sends.size === 0 || !running,
     givingUp: () => !running && sends.size === 0,
     written(outcomes) {
@@ -387,6 +391,8 @@ export function createConfiguredDeliveryWorker(deps: {
   guard: SsrfGuard;
   /** The instance's operators (accounts/operators.ts). */
   operatorIds: () => Promise<ReadonlySet<string>>;
+  /** The events service: announces endpoints whose breaker opened or closed. */
+  events: Pick<EventsService, 'recordWebhookEndpointEvents'>;
   logger?: Logger | undefined;
   pollIntervalMs?: number;
 }): DeliveryWorker {
@@ -407,6 +413,21 @@ export function createConfiguredDeliveryWorker(deps: {
     endpointConcurrency: config.webhookEndpointConcurrency,
     merchantConcurrency: config.webhookMerchantConcurrency,
     breakerFailures: config.webhookBreakerFailures,
+    announceBreakerChanges: (tx, changes) =>
+      deps.events.recordWebhookEndpointEvents(
+        tx,
+        changes.map((change) => ({
+          type: change.kind === 'failing' ? 'webhook_endpoint.failing' : 'webhook_endpoint.recovered',
+          merchantId: change.merchantId,
+          isTest: change.isTest,
+          endpointId: change.endpointId,
+          url: change.url,
+          consecutiveFailures: change.consecutiveFailures,
+          failingSince: change.failingSince,
+          nextProbeAt: change.nextProbeAt,
+          occurredAt: change.at,
+        })),
+      ),
     operatorIds: deps.operatorIds,
     logger: deps.logger,
     ...(deps.pollIntervalMs === undefined ? {} : { pollIntervalMs: deps.pollIntervalMs }),

@@ -10,8 +10,16 @@ export const paymentEventTypes = [
 ] as const;
 export type PaymentEventType = (typeof paymentEventTypes)[number];
 
+/** The events about a webhook endpoint's health: its circuit breaker opened, or closed again. */
+export const webhookEndpointEventTypes = ['webhook_endpoint.failing', 'webhook_endpoint.recovered'] as const;
+type WebhookEndpointEventType = (typeof webhookEndpointEventTypes)[number];
+
 /** Every event type an endpoint may receive: the payment events and the account's own. */
-export const eventTypes = [...paymentEventTypes, 'payout_wallet.updated'] as const;
+export const eventTypes = [
+  ...paymentEventTypes,
+  'payout_wallet.updated',
+  ...webhookEndpointEventTypes,
+] as const;
 
 /** What a payment event says about its payment, as the payments service knows it at the moment of the change. */
 export interface PaymentEventSnapshot {
@@ -113,6 +121,40 @@ export function payoutWalletEventBody(
       new_address: change.new_address,
     })),
     changed_by: input.changedBy,
+    timestamp: at.toISOString(),
+  });
+}
+
+/** What a `webhook_endpoint.*` event says about the endpoint whose breaker opened or closed. */
+export interface WebhookEndpointHealth {
+  type: WebhookEndpointEventType;
+  isTest: boolean;
+  endpointId: string;
+  url: string;
+  consecutiveFailures: number;
+  failingSince: Date;
+  nextProbeAt: Date | null;
+}
+
+/**
+ * The body of `webhook_endpoint.failing` and `webhook_endpoint.recovered`: `event, is_test, endpoint_id, url,
+ * consecutive_failures, failing_since, next_probe_at, timestamp`. Sent to the merchant's other endpoints of the mode
+ * (not to the one it is about), so that a merchant with a second endpoint hears at once that the first one is being
+ * held back.
+ */
+export function webhookEndpointEventBody(input: WebhookEndpointHealth, at: Date): string {
+  for (const date of [at, input.failingSince, input.nextProbeAt]) {
+    if (date !== null && Number.isNaN(date.getTime()))
+      throw new PayloadError('The event time is not a valid date');
+  }
+  return JSON.stringify({
+    event: input.type,
+    is_test: input.isTest,
+    endpoint_id: input.endpointId,
+    url: input.url,
+    consecutive_failures: input.consecutiveFailures,
+    failing_since: input.failingSince.toISOString(),
+    next_probe_at: input.nextProbeAt?.toISOString() ?? null,
     timestamp: at.toISOString(),
   });
 }

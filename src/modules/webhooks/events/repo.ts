@@ -91,11 +91,20 @@ export const eventsRepo = {
    * `insertEventWithDeliveries` for many events in one statement (the settlement writes a block's worth of events in
    * its transaction): the events, one delivery per receiving endpoint of each event's merchant and mode (the same
    * delivery ids as the single form), and one wake-up for the workers. Returns the number of deliveries.
+   * `exceptEndpoints[i]`, when set, is an endpoint that does not receive event `i` (the one the event is about).
    */
-  async insertEventsWithDeliveries(db: Db, rows: EventRow[]): Promise<number> {
+  async insertEventsWithDeliveries(
+    db: Db,
+    rows: EventRow[],
+    exceptEndpoints: ReadonlyArray<string | null> = [],
+  ): Promise<number> {
     if (rows.length === 0) return 0;
     const created = rows[0]?.createdAt.toISOString() ?? new Date().toISOString();
     const column = <T extends string | boolean | null>(pick: (row: EventRow) => T) => pgArray(rows.map(pick));
+    // The common case (a block's payment events) skips the join.
+    const excepting = exceptEndpoints.some((id) => id !== null);
+    const exceptJoin = excepting ? sql`join input on input.id = event.id` : sql``;
+    const exceptCondition = excepting ? sql`and e.id is distinct from input.except_endpoint` : sql``;
     const [row] = await queryRows<{ deliveries: string | number }>(
       db,
       sql`
@@ -104,8 +113,9 @@ export const eventsRepo = {
                              ${column((r) => r.isTest)}::boolean[], ${column((r) => r.type)}::text[],
                              ${column((r) => r.paymentId)}::text[], ${column((r) => r.body)}::text[],
                              ${column((r) => r.sample)}::boolean[],
-                             ${column((r) => r.occurredAt.toISOString())}::timestamptz[])
-          as t(id, merchant_id, is_test, type, payment_id, body, sample, occurred_at)
+                             ${column((r) => r.occurredAt.toISOString())}::timestamptz[],
+                             ${pgArray(rows.map((_, index) => exceptEndpoints[index] ?? null))}::text[])
+          as t(id, merchant_id, is_test, type, payment_id, body, sample, occurred_at, except_endpoint)
       ), event as (
         insert into events (id, merchant_id, is_test, type, payment_id, body, sample, occurred_at, created_at)
         select id, merchant_id, is_test, type, payment_id, body, sample, occurred_at, ${created}::timestamptz
@@ -116,9 +126,9 @@ export const eventsRepo = {
           (id, event_id, endpoint_id, merchant_id, is_test, status, attempt_count, next_attempt_at, created_at, updated_at)
         select 'del_' || substr(md5(event.id || ':' || e.id), 1, 20), event.id, e.id, event.merchant_id, event.is_test,
           'pending', 0, ${created}::timestamptz, ${created}::timestamptz, ${created}::timestamptz
-        from event
+        from event ${exceptJoin}
         join webhook_endpoints e on e.merchant_id = event.merchant_id and e.is_test = event.is_test
-                                and e.enabled and e.deleted_at is null
+                                and e.enabled and e.deleted_at is null ${exceptCondition}
         returning 1
       ), counted as (
         select count(*) as deliveries from deliveries

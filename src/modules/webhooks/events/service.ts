@@ -14,6 +14,8 @@ import {
   paymentEventBody,
   payoutWalletEventBody,
   samplePayment,
+  type WebhookEndpointHealth,
+  webhookEndpointEventBody,
 } from './payload.ts';
 import type { AttemptRow, DeliveryRow, EventRow, EventsRepo } from './repo.ts';
 import { newDeliveryRow } from './repo.ts';
@@ -184,6 +186,35 @@ export function createEventsService({ db, repo, clock, endpoints }: EventsDeps) 
       };
       await repo.insertEventWithDeliveries(tx, event);
       return { eventId: event.id };
+    },
+
+    /**
+     * Writes `webhook_endpoint.failing` / `webhook_endpoint.recovered` for endpoints whose circuit breaker opened or
+     * closed, with their deliveries to the merchant's other endpoints of that mode, inside the delivery worker's
+     * transaction `tx` that changed the breakers.
+     */
+    async recordWebhookEndpointEvents(
+      tx: Db,
+      inputs: Array<WebhookEndpointHealth & { merchantId: string; occurredAt: Date }>,
+    ): Promise<{ eventIds: string[] }> {
+      const rows: EventRow[] = inputs.map((input) => ({
+        id: newId('evt'),
+        merchantId: input.merchantId,
+        isTest: input.isTest,
+        type: input.type,
+        paymentId: null,
+        body: webhookEndpointEventBody(input, input.occurredAt),
+        sample: false,
+        occurredAt: input.occurredAt,
+        createdAt: clock.now(),
+      }));
+      // The endpoint an event is about does not get it: it is failing, or it knows it works again.
+      await repo.insertEventsWithDeliveries(
+        tx,
+        rows,
+        inputs.map((input) => input.endpointId),
+      );
+      return { eventIds: rows.map((row) => row.id) };
     },
 
     /**

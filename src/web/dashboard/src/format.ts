@@ -113,6 +113,8 @@ const eventDescriptions: Record<string, string> = {
   'payment.created': 'Payment created',
   'webhook.test': 'Test event',
   'payout_wallet.updated': 'Payout wallets changed',
+  'webhook_endpoint.failing': 'A webhook endpoint keeps failing: deliveries slowed',
+  'webhook_endpoint.recovered': 'A failing webhook endpoint recovered',
 };
 
 export function describeEvent(type: string): string {

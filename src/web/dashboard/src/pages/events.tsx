@@ -13,6 +13,9 @@ const eventTypes = [
   'payment.underpaid',
   'payment.overpaid',
   'payment.expired',
+  'payout_wallet.updated',
+  'webhook_endpoint.failing',
+  'webhook_endpoint.recovered',
 ];
 const sampleId = /^0{8}-0{4}-0{4}-0{4}-0{12}$/;
 
