@@ -69,6 +69,12 @@ describe('HTTP conventions', () => {
         payload: { url: 'https://e.com/h', '\u0000': 1 },
         param: '\ufffd',
       },
+      {
+        method: 'POST' as const,
+        url: '/v1/webhooks',
+        payload: { url: 'https://e.com/h', nested: { deep: ['fine', 'a\udc00'] } },
+        param: 'nested.deep.1',
+      },
       { method: 'GET' as const, url: '/v1/webhooks/%00', param: 'id' },
       { method: 'GET' as const, url: '/v1/payments?order_id=a%00', param: 'order_id' },
       { method: 'GET' as const, url: '/v1/events?starting_after=%00', param: 'starting_after' },

@@ -108,18 +108,22 @@ const unstorable = /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff
 
 /**
  * The first string in a parsed request part (or a key of it) that holds a NUL character or an unpaired surrogate, as
- * the dotted path that names it. Postgres refuses both in text (a NUL is not storable, a lone surrogate is no UTF-8),
- * so they are refused here, once for every route, before any handler or query sees them.
+ * the path of keys that names it (empty: the part itself). Postgres refuses both in text (a NUL is not storable, a
+ * lone surrogate is no UTF-8), so they are refused here, once for every route, before any handler or query sees them.
+ * It runs on every request: nothing is built unless something is found.
  */
-function unstorableString(value: unknown, path = '', depth = 0): string | null {
-  if (typeof value === 'string') return unstorable.test(value) ? path : null;
+function unstorablePath(value: unknown, depth = 0): string[] | null {
+  if (typeof value === 'string') return unstorable.test(value) ? [] : null;
   if (value === null || typeof value !== 'object' || depth > 64) return null;
-  for (const [key, item] of Object.entries(value)) {
-    const here = path === '' ? key : `${path}.${key}`;
+  const record = value as Record<string, unknown>;
+  for (const key of Object.keys(record)) {
     // biome-ignore lint/suspicious/noControlCharactersInRegex: the name is echoed back without what made it bad
-    if (unstorable.test(key)) return here.replace(/[\u0000\ud800-\udfff]/g, '\ufffd');
-    const found = unstorableString(item, here, depth + 1);
-    if (found !== null) return found;
+    if (unstorable.test(key)) return [key.replace(/[\u0000\ud800-\udfff]/g, '\ufffd')];
+    const found = unstorablePath(record[key], depth + 1);
+    if (found !== null) {
+      found.unshift(key);
+      return found;
+    }
   }
   return null;
 }
@@ -133,7 +137,7 @@ export function frameworkError(
   reply: FastifyReply,
 ): FastifyReply {
   if (!requestIdPattern.test(request.id)) request.id = `req_${randomToken(20)}`;
-  // No hook runs for these requests, so neither does helmet: the headers an error answer needs are set here.
+  // No hook runs for these requests, so neither does the security-headers hook: the headers an error answer needs are set here.
   reply
     .header('x-request-id', request.id)
     .header('x-content-type-options', 'nosniff')
@@ -177,9 +181,9 @@ export const requestIdPattern = /^[A-Za-z0-9_.:-]{8,128}$/;
 export function installErrorHandling(app: FastifyInstance): void {
   app.addHook('preValidation', async (request) => {
     for (const part of ['params', 'query', 'body'] as const) {
-      const param = unstorableString(request[part]);
-      if (param === null) continue;
-      const name = param === '' ? contextNames[part] : param;
+      const path = unstorablePath(request[part]);
+      if (path === null) continue;
+      const name = path.length === 0 ? contextNames[part] : path.join('.');
       throw new AppError(
         'parameter_invalid',
         `Invalid ${name}: text must not contain NUL characters or unpaired UTF-16 surrogates.`,

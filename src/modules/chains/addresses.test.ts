@@ -1,6 +1,9 @@
+import { bytesToHex, hexToBytes } from '@noble/hashes/utils.js';
 import { base58 } from '@scure/base';
 import { describe, expect, it } from 'vitest';
 import {
+  evmAccountBytes,
+  fastKeccakLoaded,
   isValidEvmAddress,
   toChecksumAddress,
   tronAccountBytes,
@@ -10,10 +13,24 @@ import {
 import type { ChainId } from './registry.ts';
 
 const EVM: ChainId[] = ['ethereum', 'base', 'polygon', 'arbitrum', 'optimism', 'bsc'];
+/** The generator G (the public key of private key 1) and its well-known account 0x7E5F…5Bdf. */
+const KEY =
+  '0479be667ef9dcbbac55a06295ce870b07029bfcdb2dce28d959f2815b16f81798' +
+  '483ada7726a3c4655da4fbfc0e1108a8fd17b448a68554199c47d08ffb10d4b8';
+const KEY_ACCOUNT = '7e5f4552091a69125d5dfcb7b8c2659029395bdf';
 
 describe('EVM addresses', () => {
-  it('encodes EIP-55 checksums (the EIP-55 specification examples)', () => {
-    // https://eips.ethereum.org/EIPS/eip-55#test-cases
+  it('encodes EIP-55 checksums (the EIP-55 specification examples), with either keccak', async () => {
+    // https://eips.ethereum.org/EIPS/eip-55#test-cases. The first pass may run before the WebAssembly keccak has
+    // loaded (noble's), the second after it (hash-wasm's).
+    for (const pass of ['as imported', 'WebAssembly loaded']) {
+      if (pass === 'WebAssembly loaded') expect(await fastKeccakLoaded).toBe(true);
+      eip55Examples();
+    }
+    expect(bytesToHex(evmAccountBytes(hexToBytes(KEY)))).toBe(KEY_ACCOUNT);
+  });
+
+  function eip55Examples() {
     for (const address of [
       '0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed',
       '0xfB6916095ca1df60bB79Ce92cE3Ea74c37c5d359',
@@ -27,7 +44,7 @@ describe('EVM addresses', () => {
       expect(toChecksumAddress(address.toLowerCase())).toBe(address);
       for (const chain of EVM) expect(validateAddress(chain, false, address)).toBe(true);
     }
-  });
+  }
 
   it('accepts single-case addresses and rejects a wrong checksum, bad lengths, bad characters and zero', () => {
     const good = '0x9858EfFD232B4033E47d90003D41EC34EcaEda94';

@@ -8,6 +8,7 @@ import { sha256, sha512 } from '@noble/hashes/sha2.js';
 import { base58, bech32, createBase58check } from '@scure/base';
 import { HDKey } from '@scure/bip32';
 import { mnemonicToSeedSync } from '@scure/bip39';
+import { hexToBytes, keccak256 } from 'viem';
 import { publicKeyToAddress } from 'viem/accounts';
 import { AppError } from '../../lib/errors.ts';
 import type { AddressDeriver } from './derivation.ts';
@@ -108,14 +109,22 @@ function precomputeBase(): void {
 }
 
 function encodeSecp256k1(encoding: Exclude<Encoding, 'solana'>, point: SecpPoint): string {
+  return encodeUncompressed(encoding, point.toBytes(false));
+}
+
+/** The address of an uncompressed SEC 1 key (0x04 ‖ x ‖ y) that is known to be a point of the curve. */
+function encodeUncompressed(encoding: Exclude<Encoding, 'solana'>, key: Uint8Array): string {
   if (typeof encoding === 'object') {
-    // P2WPKH: witness version 0 and the HASH160 of the compressed key (BIP-141, BIP-173).
-    const program = ripemd160(sha256(point.toBytes(true)));
+    // P2WPKH: witness version 0 and the HASH160 of the compressed key (BIP-141, BIP-173): 0x02/0x03 by y's parity.
+    const compressed = new Uint8Array(33);
+    compressed[0] = 0x02 | ((key[64] as number) & 1);
+    compressed.set(key.subarray(1, 33), 1);
+    const program = ripemd160(sha256(compressed));
     return bech32.encode(encoding.bech32, [0, ...bech32.toWords(program)]);
   }
-  const evm = publicKeyToAddress(toHex(point.toBytes(false)));
-  if (encoding === 'evm') return evm;
-  const account = Buffer.from(evm.slice(2), 'hex');
+  if (encoding === 'evm') return publicKeyToAddress(toHex(key));
+  // Tron: 0x41 and the same 20 bytes as the EVM account (the last 20 of keccak-256 of x ‖ y), in base58check.
+  const account = hexToBytes(keccak256(key.subarray(1))).subarray(12);
   return base58check.encode(Uint8Array.from([0x41, ...account]));
 }
 
@@ -138,7 +147,10 @@ export function createDerivationCheck(seeds: {
 }): DerivationCheck {
   const seedCache = new Map<boolean, Uint8Array>();
   /** Account-level nodes (e.g. m/84'/0'/0'/0) as @scure/bip32 derives them: their public point and chain code. */
-  const accounts = new Map<string, { publicKey: Uint8Array; point: SecpPoint; chainCode: Uint8Array }>();
+  const accounts = new Map<
+    string,
+    { publicKey: Uint8Array; point: SecpPoint; chainCode: Uint8Array; multiples: SecpPoint[] }
+  >();
   const solanaAccounts = new Map<boolean, Slip10Node>();
 
   function seedOf(isTest: boolean): Uint8Array {
@@ -159,10 +171,12 @@ export function createDerivationCheck(seeds: {
     if (account === undefined) {
       const node = HDKey.fromExtendedKey(HDKey.fromMasterSeed(seedOf(isTest)).derive(path).publicExtendedKey);
       if (node.publicKey === null || node.chainCode === null) throw new Error(`Could not derive ${path}`);
+      const point = Point.fromBytes(node.publicKey);
       account = {
         publicKey: node.publicKey,
-        point: Point.fromBytes(node.publicKey),
+        point,
         chainCode: node.chainCode,
+        multiples: [Point.ZERO, point],
       };
       accounts.set(key, account);
     }
@@ -212,20 +226,28 @@ export function createDerivationCheck(seeds: {
     let sum = Point.ZERO;
     let tweaks = 0n;
     for (let n = 0; n < indices.length; n++) {
+      const key = publicKeys[n] as Uint8Array;
       let point: SecpPoint;
       try {
-        point = Point.fromBytes(publicKeys[n] as Uint8Array); // refuses bytes that are no point of the curve
+        point = Point.fromBytes(key); // refuses bytes that are no point of the curve
       } catch {
         return false;
       }
-      if (encodeSecp256k1(encoding, point) !== addresses[n]) return false;
+      if (key.length !== 65 || encodeUncompressed(encoding, key) !== addresses[n]) return false;
       sum = sum.add(point);
       tweaks += tweakOf(account, indices[n] as number);
     }
     tweaks %= Point.Fn.ORDER;
-    let expected = account.point.multiplyUnsafe(BigInt(indices.length));
+    let expected = parentMultiple(account, indices.length);
     if (tweaks !== 0n) expected = expected.add(Point.BASE.multiplyUnsafe(tweaks));
     return sum.equals(expected);
+  }
+
+  /** k·parent, from the account's multiples kept as they are first needed (a batch is a few dozen at most). */
+  function parentMultiple(account: { point: SecpPoint; multiples: SecpPoint[] }, k: number): SecpPoint {
+    const { multiples } = account;
+    while (multiples.length <= k) multiples.push((multiples.at(-1) as SecpPoint).add(account.point));
+    return multiples[k] as SecpPoint;
   }
 
   function solanaAccount(isTest: boolean): Slip10Node {

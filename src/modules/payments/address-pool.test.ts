@@ -66,4 +66,51 @@ describe('deposit address pool', () => {
       address: fakeAddress('tron', true, 7),
     });
   });
+
+  it('derives the next range ahead of its reservation, and drops a guess that another process made wrong', async () => {
+    let next = 0;
+    const log: string[] = [];
+    const pool = createAddressPool({
+      size: 6,
+      fetchIndices: async (_space, _isTest, count) => {
+        const first = next;
+        next += count;
+        log.push(`reserve ${first}`);
+        await new Promise((resolve) => setTimeout(resolve, 1));
+        return Array.from({ length: count }, (_, n) => first + n);
+      },
+      deriveMany: async (chain, isTest, indices) => {
+        log.push(`derive ${indices[0]}`);
+        return indices.map((index) => fakeAddress(chain, isTest, index));
+      },
+    });
+    const take = async (count: number) => {
+      const taken = [];
+      for (let n = 0; n < count; n++) taken.push(await pool.take('ethereum', true));
+      return taken;
+    };
+    const first = await take(20);
+    expect(first.map((t) => t.index)).toEqual(Array.from({ length: 20 }, (_, n) => n));
+    for (const { index, address } of first) expect(address).toBe(fakeAddress('ethereum', true, index));
+    // Every range after the first was derived before it was reserved, and each only once.
+    const reserved = log.filter((line) => line.startsWith('reserve')).map((line) => line.slice(8));
+    expect(reserved.length).toBeGreaterThanOrEqual(3);
+    for (const first of reserved.slice(1)) {
+      expect(log.indexOf(`derive ${first}`)).toBeGreaterThanOrEqual(0);
+      expect(log.indexOf(`derive ${first}`)).toBeLessThan(log.indexOf(`reserve ${first}`));
+    }
+    expect(new Set(log).size).toBe(log.length);
+
+    // Another process reserves the next range: the guess for it is never handed out, and what this one reserved
+    // instead is derived for what it is.
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    const skipped = next;
+    next += 6;
+    const rest = await take(12);
+    const indices = rest.map((t) => t.index);
+    expect(indices.filter((index) => index >= skipped && index < skipped + 6)).toEqual([]);
+    expect(indices).toEqual([...indices].sort((a, b) => a - b));
+    for (const { index, address } of rest) expect(address).toBe(fakeAddress('ethereum', true, index));
+    expect(new Set([...first, ...rest].map((t) => t.index)).size).toBe(32);
+  });
 });
