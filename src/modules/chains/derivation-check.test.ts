@@ -43,6 +43,11 @@ describe('the second, independent derivation', () => {
     // A checksum that differs only in case is a different string: EIP-55 is part of what is handed out.
     const lower = addresses.map((address) => address.toLowerCase());
     expect(() => check.verify('ethereum', true, [3, 4, 5], lower)).toThrow(DerivationMismatchError);
+    // With the keys (the batch check), the case of the batch's first address is checked.
+    const { publicKeys } = deriver.deriveBatch('ethereum', true, [3, 4, 5]);
+    expect(() => check.verify('ethereum', true, [3, 4, 5], lower, publicKeys)).toThrow(
+      DerivationMismatchError,
+    );
   });
 
   it("knows the address of every deposit key, and so tells a key that is not the deposit address's", () => {

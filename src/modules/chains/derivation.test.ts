@@ -16,6 +16,7 @@ import {
   slip10Ed25519Master,
 } from './derivation.ts';
 import { type ChainId, chainIds } from './registry.ts';
+import { loadNativeTweakAdd } from './secp256k1-native.ts';
 
 /** The BIP-39 test vector mnemonic (entropy 0x00…00): its addresses are published by many independent sources. */
 vi.mock('@scure/bip39', async (importOriginal) => {
@@ -183,6 +184,23 @@ describe('deposit address derivation: rules', () => {
     }
     expect(d.deriveAddresses('ethereum', true, [])).toEqual([]);
     expect(() => d.deriveAddresses('ethereum', true, [1, -1])).toThrow(RangeError);
+  });
+
+  it("computes the same keys with libsecp256k1's addon and with the comb, and loads the addon where CI runs", () => {
+    if (process.platform === 'linux' && process.arch === 'x64') expect(loadNativeTweakAdd()).toBeDefined();
+    const native = createAddressDeriver({ testMnemonic: ABANDON, liveMnemonic: OTHER }, { curve: 'native' });
+    const comb = createAddressDeriver({ testMnemonic: ABANDON, liveMnemonic: OTHER }, { curve: 'comb' });
+    const indices = [0, 1, 2, 65_537, MAX_DERIVATION_INDEX];
+    for (const chain of chainIds) {
+      for (const isTest of [true, false]) {
+        const a = native.deriveBatch(chain, isTest, indices);
+        const b = comb.deriveBatch(chain, isTest, indices);
+        expect(a.addresses, `${chain} ${isTest}`).toEqual(b.addresses);
+        expect(a.publicKeys?.map(hex)).toEqual(b.publicKeys?.map(hex));
+      }
+    }
+    // The vectors above hold on the comb too (the default is the addon wherever it loads).
+    expect(comb.deriveAddress('ethereum', true, 0)).toBe('0x9858EfFD232B4033E47d90003D41EC34EcaEda94');
   });
 
   it('keeps the modes apart: test and live seeds give different addresses', () => {

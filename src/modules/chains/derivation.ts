@@ -9,6 +9,7 @@ import { p2wpkh } from '@scure/btc-signer';
 import { AppError } from '../../lib/errors.ts';
 import { evmAccountBytes, toChecksumAddress, tronAddressFromAccount, utxoNetwork } from './addresses.ts';
 import { type ChainId, getChain } from './registry.ts';
+import { loadNativeTweakAdd, type PublicKeyTweakAdd } from './secp256k1-native.ts';
 import { type Affine, addBaseMultiples, encodeAffine } from './secp256k1-public.ts';
 
 /**
@@ -141,14 +142,26 @@ export interface Secp256k1Child {
  * 2^-127); refuse rather than silently skip it.
  */
 function tweakOf(account: Secp256k1Account, index: number): bigint {
+  return tweakWithBytes(account, index).scalar;
+}
+
+function tweakWithBytes(account: Secp256k1Account, index: number): { scalar: bigint; bytes: Uint8Array } {
   const data = new Uint8Array(37);
   data.set(account.publicKey, 0);
   new DataView(data.buffer).setUint32(33, index, false);
-  const digest = hmacSha512(account.chainCode, data);
-  const tweak = bytesToNumberBE(digest.subarray(0, 32));
-  if (tweak >= CURVE_ORDER || (tweak + account.privateKey) % CURVE_ORDER === 0n)
+  const bytes = hmacSha512(account.chainCode, data).subarray(0, 32);
+  const scalar = bytesToNumberBE(bytes);
+  if (scalar >= CURVE_ORDER || (scalar + account.privateKey) % CURVE_ORDER === 0n)
     throw new RangeError(`BIP-32 index ${index} is invalid for this key`);
-  return tweak;
+  return { scalar, bytes };
+}
+
+/** SEC 1 compression of an uncompressed key (0x04 ‖ x ‖ y): 0x02/0x03 by y's parity, then x. */
+function compress(uncompressed: Uint8Array): Uint8Array {
+  const out = new Uint8Array(33);
+  out[0] = 0x02 | ((uncompressed[64] as number) & 1);
+  out.set(uncompressed.subarray(1, 33), 1);
+  return out;
 }
 
 /**
@@ -160,7 +173,14 @@ function tweakOf(account: Secp256k1Account, index: number): bigint {
 function secp256k1ChildPublicKeys(
   account: Secp256k1Account,
   indices: readonly number[],
+  nativeTweakAdd: PublicKeyTweakAdd | undefined,
 ): Array<(compressed: boolean) => Uint8Array> {
+  if (nativeTweakAdd !== undefined) {
+    return indices.map((index) => {
+      const key = nativeTweakAdd(account.publicKey, tweakWithBytes(account, index).bytes);
+      return (compressed) => (compressed ? compress(key) : key);
+    });
+  }
   const points = addBaseMultiples(
     account.publicAffine,
     indices.map((index) => tweakOf(account, index)),
@@ -183,7 +203,10 @@ class SeedKeys {
   private readonly accounts = new Map<string, Secp256k1Account>();
   private solanaAccount: Ed25519Node | undefined;
 
-  constructor(private readonly mnemonic: string) {}
+  constructor(
+    private readonly mnemonic: string,
+    private readonly nativeTweakAdd: PublicKeyTweakAdd | undefined,
+  ) {}
 
   private getSeed(): Uint8Array {
     this.seed ??= mnemonicToSeedSync(this.mnemonic);
@@ -214,7 +237,7 @@ class SeedKeys {
   }
 
   secp256k1PublicKeys(accountPath: string, indices: readonly number[]) {
-    return secp256k1ChildPublicKeys(this.account(accountPath), indices);
+    return secp256k1ChildPublicKeys(this.account(accountPath), indices, this.nativeTweakAdd);
   }
 
   /** m/44'/501'/i'/0' from the cached m/44'/501' node. */
@@ -241,12 +264,20 @@ function encodeSecp256k1(
   return encode === 'evm' ? toChecksumAddress(account) : tronAddressFromAccount(account);
 }
 
-export function createAddressDeriver(seeds: {
-  testMnemonic: string;
-  liveMnemonic: string | undefined;
-}): AddressDeriver {
-  const test = new SeedKeys(seeds.testMnemonic);
-  const live = seeds.liveMnemonic === undefined ? undefined : new SeedKeys(seeds.liveMnemonic);
+export function createAddressDeriver(
+  seeds: {
+    testMnemonic: string;
+    liveMnemonic: string | undefined;
+  },
+  options: {
+    /** How children's public keys are computed: libsecp256k1 where its addon loads (the default), or the comb. */
+    curve?: 'native' | 'comb';
+  } = {},
+): AddressDeriver {
+  const nativeTweakAdd = options.curve === 'comb' ? undefined : loadNativeTweakAdd();
+  const test = new SeedKeys(seeds.testMnemonic, nativeTweakAdd);
+  const live =
+    seeds.liveMnemonic === undefined ? undefined : new SeedKeys(seeds.liveMnemonic, nativeTweakAdd);
 
   const keysFor = (isTest: boolean): SeedKeys => {
     if (isTest) return test;
