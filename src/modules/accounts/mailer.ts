@@ -1,4 +1,4 @@
-import { createTransport } from 'nodemailer';
+import type { Transporter } from 'nodemailer';
 
 /**
  * Sends password-reset links through the SMTP server of SVC_SMTP_URL (smtp://user:pass@host:port, or smtps:// for
@@ -8,9 +8,11 @@ export function createResetMailer(
   smtpUrl: string,
   from: string,
 ): (to: string, link: string) => Promise<void> {
-  const transport = createTransport(smtpUrl);
+  // nodemailer is loaded with the first mail, not at start-up: most installs never send one, and it is large.
+  let transport: Promise<Transporter> | undefined;
   return async (to, link) => {
-    await transport.sendMail({
+    transport ??= import('nodemailer').then(({ createTransport }) => createTransport(smtpUrl));
+    await (await transport).sendMail({
       from,
       to,
       subject: 'Reset your password',

@@ -3,6 +3,7 @@ import { keccak_256 } from '@noble/hashes/sha3.js';
 import { base58, createBase58check } from '@scure/base';
 import { Address as BtcAddress, NETWORK, TEST_NETWORK } from '@scure/btc-signer';
 import { createKeccak, type IHasher } from 'hash-wasm';
+import { getAddress } from 'viem';
 import { type ChainId, getChain } from './registry.ts';
 
 /**
@@ -33,45 +34,40 @@ export function utxoNetwork(chainId: 'bitcoin' | 'litecoin', isTest: boolean): B
 const toHex = (bytes: Uint8Array): string => Buffer.from(bytes).toString('hex');
 
 /**
- * Keccak-256 for addresses: hash-wasm's WebAssembly build once it has loaded (about 1.4 µs for a public key, against
- * about 8 µs for @noble/hashes in JavaScript, and an EVM address takes two), noble's until then; the same bytes
- * either way. Deriving deposit addresses is most of a payment creation's CPU.
+ * Keccak-256 of a public key, for its account: hash-wasm's WebAssembly build once it has loaded (about 1.4 µs for a
+ * key, against about 8 µs for @noble/hashes in JavaScript), noble's until then; the same bytes either way. Deriving
+ * deposit addresses is most of a payment creation's CPU.
  */
 let wasmKeccak: IHasher | undefined;
-/** Settles once the WebAssembly keccak is in use (or could not load: noble's then stays). */
-export const fastKeccakLoaded: Promise<boolean> = createKeccak(256).then(
-  (hasher) => {
-    wasmKeccak = hasher;
-    return true;
-  },
-  () => false,
-);
+let loading: Promise<boolean> | undefined;
+
+/** Starts loading the WebAssembly keccak (at the first hash, not at start-up); settles once it is in use or failed. */
+export function fastKeccakLoaded(): Promise<boolean> {
+  loading ??= createKeccak(256).then(
+    (hasher) => {
+      wasmKeccak = hasher;
+      return true;
+    },
+    () => false,
+  );
+  return loading;
+}
 
 function keccak256(data: Uint8Array): Uint8Array {
-  if (wasmKeccak === undefined) return keccak_256(data);
+  if (wasmKeccak === undefined) {
+    void fastKeccakLoaded();
+    return keccak_256(data);
+  }
   wasmKeccak.init();
   wasmKeccak.update(data);
   return wasmKeccak.digest('binary');
 }
 
-const ascii = new TextEncoder();
-
-/**
- * EIP-55 mixed-case checksum encoding of a 20-byte address: a letter is upper case where the same nibble of the
- * keccak-256 of the lower-case hex (as ASCII) is 8 or more.
- */
+/** EIP-55 mixed-case checksum encoding of a 20-byte address (viem's getAddress). */
 export function toChecksumAddress(address: Uint8Array | string): string {
   const lower = typeof address === 'string' ? address.replace(/^0x/i, '').toLowerCase() : toHex(address);
   if (!/^[0-9a-f]{40}$/.test(lower)) throw new RangeError('An EVM address is 20 bytes');
-  const hash = keccak256(ascii.encode(lower));
-  let out = '0x';
-  for (let i = 0; i < 40; i++) {
-    const char = lower[i] as string;
-    const byte = hash[i >> 1] as number;
-    const nibble = i % 2 === 0 ? byte >> 4 : byte & 0x0f;
-    out += char > '9' && nibble >= 8 ? char.toUpperCase() : char;
-  }
-  return out;
+  return getAddress(`0x${lower}`);
 }
 
 /** The 20-byte account of an uncompressed secp256k1 public key (65 bytes, 0x04 prefix): keccak256(x‖y)[12:]. */

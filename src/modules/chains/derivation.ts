@@ -205,7 +205,7 @@ class SeedKeys {
 
   constructor(
     private readonly mnemonic: string,
-    private readonly nativeTweakAdd: PublicKeyTweakAdd | undefined,
+    private readonly nativeTweakAdd: () => PublicKeyTweakAdd | undefined,
   ) {}
 
   private getSeed(): Uint8Array {
@@ -237,7 +237,7 @@ class SeedKeys {
   }
 
   secp256k1PublicKeys(accountPath: string, indices: readonly number[]) {
-    return secp256k1ChildPublicKeys(this.account(accountPath), indices, this.nativeTweakAdd);
+    return secp256k1ChildPublicKeys(this.account(accountPath), indices, this.nativeTweakAdd());
   }
 
   /** m/44'/501'/i'/0' from the cached m/44'/501' node. */
@@ -274,7 +274,12 @@ export function createAddressDeriver(
     curve?: 'native' | 'comb';
   } = {},
 ): AddressDeriver {
-  const nativeTweakAdd = options.curve === 'comb' ? undefined : loadNativeTweakAdd();
+  // The addon is opened with the first derivation, not at start-up (most starts derive nothing before they serve).
+  let native: PublicKeyTweakAdd | undefined | null = options.curve === 'comb' ? undefined : null;
+  const nativeTweakAdd = (): PublicKeyTweakAdd | undefined => {
+    if (native === null) native = loadNativeTweakAdd();
+    return native;
+  };
   const test = new SeedKeys(seeds.testMnemonic, nativeTweakAdd);
   const live =
     seeds.liveMnemonic === undefined ? undefined : new SeedKeys(seeds.liveMnemonic, nativeTweakAdd);
