@@ -128,14 +128,26 @@ export function createForwarder(deps: ForwarderDeps) {
     for (const [id, until] of dust) if (until <= nowMs) dust.delete(id); // priced again from now on
     let items = candidates.filter((item) => !dust.has(item.deposit.id));
     if (items.length === 0) return false;
+    const policy = adapter.sweepPolicy;
+    if (policy !== undefined && items.length < policy.minDeposits) {
+      // A small batch waits for more deposits, until its oldest has waited long enough.
+      const oldest = Math.min(...items.map((item) => item.deposit.finalAt?.getTime() ?? nowMs));
+      if (clock.now().getTime() - oldest < policy.maxWaitMs) return false;
+    }
     const inputs = new Map<string, ForwardIntent['inputs'][number]>();
     for (const { deposit, payment } of items) {
       const input = inputs.get(deposit.address) ?? {
         address: deposit.address,
         derivationIndex: payment.derivationIndex,
         amount: 0n,
+        outputs: [],
       };
       input.amount += BigInt(deposit.amount);
+      input.outputs?.push({
+        txHash: deposit.txHash,
+        outputIndex: deposit.outputIndex,
+        amount: BigInt(deposit.amount),
+      });
       inputs.set(deposit.address, input);
     }
     const id = newId('fwd');

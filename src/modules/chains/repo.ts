@@ -15,9 +15,10 @@ export const chainsRepo = {
   // ---- deposits ----
 
   /**
-   * Records deposits (as `seen`: the watcher makes them final after a re-check); a transfer already recorded
-   * (same chain, mode, tx, index) is left alone unless it had been reverted, in which case it is recorded again in its
-   * new block. Returns the payments of the rows written.
+   * Records deposits (as `seen`: the watcher makes them final after a re-check; or `mempool`); a transfer already
+   * recorded (same chain, mode, tx, index) is left alone unless it had been reverted, in which case it is recorded
+   * again in its new block, or was in the mempool and is now in a block (keeping when it was first seen). Returns the
+   * payments of the rows written.
    */
   async upsertDeposits(tx: Db, rows: DepositRow[]): Promise<string[]> {
     const paymentIds: string[] = [];
@@ -28,7 +29,8 @@ export const chainsRepo = {
       const written = await queryRows<{ payment_id: string }>(
         tx,
         sql`insert into deposits (id, payment_id, chain, is_test, tx_hash, output_index, address, asset, amount,
-                                  block_number, block_hash, block_time, state, simulated, seen_at, final_at)
+                                  block_number, block_hash, block_time, state, simulated, seen_at, final_at,
+                                  mempool_seen_at)
             select * from unnest(${column((r) => r.id)}::text[], ${column((r) => r.paymentId)}::uuid[],
                                  ${column((r) => r.chain)}::text[], ${column((r) => r.isTest)}::boolean[],
                                  ${column((r) => r.txHash)}::text[], ${column((r) => r.outputIndex)}::integer[],
@@ -38,12 +40,14 @@ export const chainsRepo = {
                                  ${column((r) => r.blockTime.toISOString())}::timestamptz[],
                                  ${column((r) => r.state)}::text[], ${column((r) => r.simulated)}::boolean[],
                                  ${column((r) => r.seenAt.toISOString())}::timestamptz[],
-                                 ${pgArray(chunk.map((r) => r.finalAt?.toISOString() ?? null))}::timestamptz[])
+                                 ${pgArray(chunk.map((r) => r.finalAt?.toISOString() ?? null))}::timestamptz[],
+                                 ${pgArray(chunk.map((r) => r.mempoolSeenAt?.toISOString() ?? null))}::timestamptz[])
             on conflict (chain, is_test, tx_hash, output_index) do update
               set state = excluded.state, block_number = excluded.block_number, block_hash = excluded.block_hash,
-                  block_time = excluded.block_time, seen_at = excluded.seen_at, final_at = excluded.final_at,
-                  reverted_at = null
-              where deposits.state = 'reverted'
+                  block_time = excluded.block_time, final_at = excluded.final_at, reverted_at = null,
+                  seen_at = case when deposits.state = 'mempool' then deposits.seen_at else excluded.seen_at end,
+                  mempool_seen_at = coalesce(deposits.mempool_seen_at, excluded.mempool_seen_at)
+              where deposits.state = 'reverted' or (deposits.state = 'mempool' and excluded.state <> 'mempool')
             returning payment_id`,
       );
       for (const row of written) paymentIds.push(row.payment_id);
@@ -139,8 +143,10 @@ export const chainsRepo = {
       sql`select d.payment_id,
                  coalesce(sum(d.amount) filter (where d.state = 'final' and d.asset = v.asset), 0) as received,
                  coalesce(sum(d.amount) filter (where d.state = 'final' and d.asset = v.asset
-                                                  and d.block_time < v.expires_at), 0) as received_in_time,
-                 count(*) filter (where d.state = 'seen' and d.block_time < v.expires_at) as unfinal_in_time,
+                                                  and least(d.block_time, d.mempool_seen_at) < v.expires_at), 0)
+                   as received_in_time,
+                 count(*) filter (where d.state in ('seen', 'mempool')
+                                    and least(d.block_time, d.mempool_seen_at) < v.expires_at) as unfinal_in_time,
                  (array_agg(d.tx_hash order by d.block_number desc, d.seen_at desc, d.output_index desc)
                     filter (where d.state <> 'reverted'))[1] as latest_tx
           from unnest(${pgArray(payments.map((p) => p.id))}::uuid[],
@@ -159,6 +165,42 @@ export const chainsRepo = {
       });
     }
     return out;
+  },
+
+  /** The deposits recorded from the mempool (no block yet) of a chain: checked again on every mempool poll. */
+  async mempoolDeposits(
+    db: Db,
+    chain: string,
+    isTest: boolean,
+  ): Promise<Array<{ txHash: string; outputIndex: number }>> {
+    return db
+      .select({ txHash: deposits.txHash, outputIndex: deposits.outputIndex })
+      .from(deposits)
+      .where(and(eq(deposits.chain, chain), eq(deposits.isTest, isTest), eq(deposits.state, 'mempool')));
+  },
+
+  /**
+   * Reverts mempool deposits whose transaction left the mempool without a block (replaced, conflicted, evicted): they
+   * stop counting at once. Returns their payments.
+   */
+  async revertMempoolDeposits(
+    tx: Db,
+    chain: string,
+    isTest: boolean,
+    gone: ReadonlyArray<{ txHash: string; outputIndex: number }>,
+    now: Date,
+  ): Promise<string[]> {
+    if (gone.length === 0) return [];
+    const rows = await queryRows<{ payment_id: string }>(
+      tx,
+      sql`update deposits set state = 'reverted', reverted_at = ${now.toISOString()}::timestamptz
+          from unnest(${pgArray(gone.map((g) => g.txHash))}::text[], ${pgArray(gone.map((g) => g.outputIndex))}::integer[])
+               as g(tx_hash, output_index)
+          where deposits.chain = ${chain} and deposits.is_test = ${isTest} and deposits.state = 'mempool'
+            and deposits.tx_hash = g.tx_hash and deposits.output_index = g.output_index
+          returning deposits.payment_id`,
+    );
+    return rows.map((row) => row.payment_id);
   },
 
   async depositsOfPayment(db: Db, paymentId: string): Promise<DepositRow[]> {
