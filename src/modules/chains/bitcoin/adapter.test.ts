@@ -35,6 +35,7 @@ function settings(url: string, overrides: Partial<BitcoinChainSettings> = {}): B
     isTest: true,
     rpcUrls: [url],
     cookieFile: undefined,
+    network: undefined,
     confirmations: undefined,
     pollIntervalMs: 1000,
     minFeeRate: 1n,

@@ -137,13 +137,15 @@ export function createBitcoinAdapter(deps: {
     const chainInfo = await rpc.call<{ chain: string }>('getblockchaininfo');
     const name = `${chainId}-${chainInfo.chain}`;
     const candidate = (BITCOIN_NETWORKS as Record<string, BitcoinNetwork | undefined>)[name];
-    const allowed = isTest
-      ? candidate !== undefined && candidate.coreChain !== 'main'
-      : chainInfo.chain === 'main';
+    const allowed =
+      settings.network !== undefined
+        ? chainInfo.chain === settings.network
+        : isTest
+          ? chainInfo.chain !== 'main'
+          : chainInfo.chain === 'main';
     if (candidate === undefined || !allowed) {
-      startProblem = `${chainId} (${isTest ? 'test' : 'live'}): node is on the "${chainInfo.chain}" network, expected ${
-        isTest ? 'test, signet or regtest' : 'main'
-      }`;
+      const expected = settings.network ?? (isTest ? 'test, signet or regtest' : 'main');
+      startProblem = `${chainId} (${isTest ? 'test' : 'live'}): node is on the "${chainInfo.chain}" network, expected ${expected}`;
       throw new Error(startProblem);
     }
     startProblem = null;

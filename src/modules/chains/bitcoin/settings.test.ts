@@ -10,6 +10,7 @@ describe('Bitcoin-family chain settings from the environment', () => {
       SVC_TEST_CHAIN_LITECOIN_RPC_URL: 'http://127.0.0.1:19443',
       SVC_TEST_CHAIN_LITECOIN_RPC_COOKIE_FILE: '/var/lib/litecoind/regtest/.cookie',
       SVC_TEST_CHAIN_LITECOIN_CONFIRMATIONS: '1',
+      SVC_TEST_CHAIN_LITECOIN_NETWORK: 'regtest',
       SVC_TEST_CHAIN_LITECOIN_POLL_MS: '250',
       SVC_TEST_CHAIN_LITECOIN_MAX_HEAD_AGE_SECONDS: '0',
     });
@@ -19,6 +20,7 @@ describe('Bitcoin-family chain settings from the environment', () => {
         isTest: false,
         rpcUrls: ['http://u:p@10.0.0.1:8332', 'http://u:p@10.0.0.2:8332'],
         cookieFile: undefined,
+        network: undefined,
         confirmations: undefined,
         pollIntervalMs: 1000,
         minFeeRate: 1n,
@@ -33,6 +35,7 @@ describe('Bitcoin-family chain settings from the environment', () => {
         isTest: true,
         rpcUrls: ['http://127.0.0.1:19443'],
         cookieFile: '/var/lib/litecoind/regtest/.cookie',
+        network: 'regtest',
         confirmations: 1,
         pollIntervalMs: 250,
         minFeeRate: 1n,

@@ -11,6 +11,10 @@ import { redactUrl } from '../rpc-url.ts';
  *                       uses the simulator unless its test variable is set. The node's own wallet is never used.
  * - `RPC_COOKIE_FILE`   the node's `.cookie` file (`<datadir>/.cookie`, `<datadir>/regtest/.cookie`, …) for URLs
  *                       without credentials; read again when the node rewrites it (after a 401).
+ * - `NETWORK`           the network the node must be on: `main`, `test`, `signet` or `regtest` (its `getblockchaininfo`
+ *                       chain). Default: live mode `main`; test mode any of test, signet, regtest. Setting it for live
+ *                       mode lets a local regtest node stand in for mainnet (end-to-end tests); addresses keep the
+ *                       mode's spelling (bc/ltc live, tb/tltc test), the output scripts are the same on every network.
  * - `CONFIRMATIONS`     blocks a deposit needs (its own counts as 1); default SVC_CONFIRMATIONS, else the registry's
  *                       (bitcoin 2, litecoin 6).
  * - `POLL_MS`           how often the node's tip and mempool are polled (default 1000: a payment shows `confirming`
@@ -33,6 +37,8 @@ export interface BitcoinChainSettings {
   isTest: boolean;
   rpcUrls: string[];
   cookieFile: string | undefined;
+  /** The node's network (getblockchaininfo `chain`) required; undefined: `main` live, test/signet/regtest in test mode. */
+  network: 'main' | 'test' | 'signet' | 'regtest' | undefined;
   /** Overrides SVC_CONFIRMATIONS / the registry for this chain and mode. */
   confirmations: number | undefined;
   pollIntervalMs: number;
@@ -96,6 +102,12 @@ export function parseBitcoinChainSettings(env: Record<string, string | undefined
         const text = get(name);
         return text === undefined ? fallback : wholeNumber(prefix, name, text, min, max);
       };
+      const network = get('NETWORK');
+      if (network !== undefined && !['main', 'test', 'signet', 'regtest'].includes(network)) {
+        throw new Error(`${prefix}NETWORK: must be main, test, signet or regtest`);
+      }
+      if (network === 'signet' && chain === 'litecoin')
+        throw new Error(`${prefix}NETWORK: Litecoin has no signet`);
       const confirmationsText = get('CONFIRMATIONS');
       const headAgeText = get('MAX_HEAD_AGE_SECONDS');
       const minFeeRate = BigInt(number('MIN_FEE_RATE', 1, 1, 100_000));
@@ -110,6 +122,7 @@ export function parseBitcoinChainSettings(env: Record<string, string | undefined
         isTest,
         rpcUrls,
         cookieFile,
+        network: network as BitcoinChainSettings['network'],
         confirmations:
           confirmationsText === undefined
             ? undefined
