@@ -87,6 +87,7 @@ describe.skipIf(!runLitecoindTests)(
           SVC_CHAIN_LITECOIN_POLL_MS: '200',
           SVC_CHAIN_LITECOIN_CONFIRMATIONS: '2',
           SVC_CHAIN_LITECOIN_SWEEP_BATCH: '1',
+          SVC_CHAIN_LITECOIN_SWEEP_BUMP_AFTER_SECONDS: '3',
           SVC_CHAIN_LITECOIN_MAX_HEAD_AGE_SECONDS: '0',
           SVC_BITCOIN_RPC_TIMEOUT_MS: '1000',
           SVC_BITCOIN_RPC_RETRIES: '1',
@@ -358,6 +359,41 @@ describe.skipIf(!runLitecoindTests)(
       const completed = await until(m.key, p.payment_id, 'completed', (x) => x.status === 'completed');
       expect(completed.deposits).toMatchObject([{ tx_hash: txid, state: 'final' }]);
       expect(completed.received_amount_native).toBe('0.12');
+    });
+
+    it('a stuck sweep is replaced with a higher fee on the same inputs; the version mined is the one counted', async () => {
+      const m = await merchant();
+      const p = await create(m.key, '0.45');
+      const txid = await pay(p.address, p.expected_amount_native);
+      await node.mine(2);
+      await until(m.key, p.payment_id, 'completed', (x) => x.status === 'completed');
+      /** The mempool transaction that spends the deposit, other than `except`. */
+      const spender = (except?: string) =>
+        waitFor(
+          'a sweep of the deposit in the mempool',
+          async () => {
+            for (const candidate of await node.rpc<string[]>('getrawmempool')) {
+              if (candidate === except) continue;
+              const tx = await node.rpc<{ vin: Array<{ txid: string }> }>('getrawtransaction', [
+                candidate,
+                true,
+              ]);
+              if (tx.vin.some((vin) => vin.txid === txid)) return candidate;
+            }
+            return undefined;
+          },
+          15_000,
+        );
+      const stuck = await spender();
+      // Miners here ignore it from now on: it pays (as far as block templates go) less than nothing.
+      await node.rpc('prioritisetransaction', [stuck, 0, -10_000_000]);
+      await node.mine(1);
+      expect(await node.rpc<string[]>('getrawmempool')).toContain(stuck);
+      const replacement = await spender(stuck);
+      expect(await node.rpc<string[]>('getrawmempool')).not.toContain(stuck);
+      const done = await swept(m.key, p);
+      expect(done.forward_tx_hash).toBe(replacement);
+      expect(done.deposits).toHaveLength(1);
     });
 
     it('the node is stopped mid-scan and restarted: nothing missed, nothing counted twice', async () => {

@@ -133,6 +133,14 @@ export interface ChainAdapter {
   addressKey(address: string): string;
   /** Builds and signs the forwarding transaction of an intent. Pure with respect to the chain: nothing is sent. */
   buildForward(intent: ForwardIntent): Promise<BuiltForward>;
+  /**
+   * A higher-fee replacement (BIP125) of a forward stuck unconfirmed: the SAME inputs (the intent rebuilt from the
+   * forward's deposits), a fee above `previous.fee` by at least what the chain's relay rules ask. Null when it cannot be
+   * raised within the chain's fee cap (the stuck version keeps waiting). Optional: UTXO chains only.
+   */
+  bumpForward?(intent: ForwardIntent, previous: { fee: bigint }): Promise<BuiltForward | null>;
+  /** How long a forward's current version may wait unconfirmed before `bumpForward` is asked (ms). */
+  readonly bumpAfterMs?: number;
   /** Sends a built transaction. Idempotent: sending the same raw transaction again changes nothing. */
   broadcast(rawTx: string): Promise<void>;
   /** Where a broadcast transaction is now. */

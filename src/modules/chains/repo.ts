@@ -1,12 +1,13 @@
 import { and, asc, eq, inArray, sql } from 'drizzle-orm';
 import { pgArray } from '../../db/arrays.ts';
 import { type Db, queryRows } from '../../db/client.ts';
-import { chainBlocks, chainCursors, deposits, forwards } from '../../db/schema/index.ts';
+import { chainBlocks, chainCursors, deposits, forwards, forwardVersions } from '../../db/schema/index.ts';
 import type { ConfirmationSummary, DepositFacts } from '../payments/deposit-facts.ts';
 
 export type DepositRow = typeof deposits.$inferSelect;
 export type ForwardRow = typeof forwards.$inferSelect;
 export type CursorRow = typeof chainCursors.$inferSelect;
+export type ForwardVersionRow = typeof forwardVersions.$inferSelect;
 
 const INSERT_CHUNK = 1000;
 
@@ -453,6 +454,56 @@ export const chainsRepo = {
       .where(and(eq(forwards.id, id), inArray(forwards.state, ['intent', 'broadcast'])))
       .returning({ id: forwards.id });
     return rows.length === 1;
+  },
+
+  /** The deposits a forward spends. */
+  async depositsOfForward(db: Db, forwardId: string): Promise<DepositRow[]> {
+    return db
+      .select()
+      .from(deposits)
+      .where(eq(deposits.forwardId, forwardId))
+      .orderBy(asc(deposits.txHash), asc(deposits.outputIndex));
+  },
+
+  /** The earlier (replaced) versions of a forward's transaction, oldest first. */
+  async forwardVersions(db: Db, forwardId: string): Promise<ForwardVersionRow[]> {
+    return db
+      .select()
+      .from(forwardVersions)
+      .where(eq(forwardVersions.forwardId, forwardId))
+      .orderBy(asc(forwardVersions.replacedAt));
+  },
+
+  /**
+   * Makes `next` the forward's current version and keeps the current one among its versions, if the forward still
+   * holds `current` (false otherwise: another round changed it). `next` may be a new signed replacement or an earlier
+   * version (then it leaves the versions table): one transaction, so exactly one version is ever the forward's.
+   */
+  async switchForwardVersion(
+    tx: Db,
+    current: Pick<ForwardRow, 'id' | 'txHash' | 'rawTx' | 'fee' | 'amount'> & { since: Date },
+    next: { txHash: string; rawTx: string; fee: string; amount: string },
+    now: Date,
+  ): Promise<boolean> {
+    const moved = await tx
+      .update(forwards)
+      .set({ txHash: next.txHash, rawTx: next.rawTx, fee: next.fee, amount: next.amount, updatedAt: now })
+      .where(and(eq(forwards.id, current.id), eq(forwards.txHash, current.txHash)))
+      .returning({ id: forwards.id });
+    if (moved.length !== 1) return false;
+    await tx
+      .delete(forwardVersions)
+      .where(and(eq(forwardVersions.forwardId, current.id), eq(forwardVersions.txHash, next.txHash)));
+    await tx.insert(forwardVersions).values({
+      forwardId: current.id,
+      txHash: current.txHash,
+      rawTx: current.rawTx,
+      fee: current.fee,
+      amount: current.amount,
+      createdAt: current.since,
+      replacedAt: now,
+    });
+    return true;
   },
 
   async forwardsOfPayment(db: Db, paymentId: string): Promise<ForwardRow[]> {

@@ -43,6 +43,7 @@ function settings(url: string, overrides: Partial<BitcoinChainSettings> = {}): B
     feeTargetBlocks: 6,
     sweepBatch: 50,
     sweepMaxAgeSeconds: 0,
+    sweepBumpAfterSeconds: 1,
     maxHeadAgeSeconds: 0,
     ...overrides,
   };
@@ -239,6 +240,48 @@ describe.skipIf(!runLitecoindTests)('Bitcoin-family adapter against litecoind re
       wallet: node.wallet,
     });
     expect(coinsToBaseUnits(String(received))).toBe(built.amount);
+  });
+
+  it('replaces a stuck sweep (BIP125) with the same inputs and a higher fee; only one version lands', async () => {
+    const a = deposit(30);
+    const b = deposit(31);
+    const watched = new Set([a.address, b.address]);
+    await pay(a.regtest, '0.02');
+    await pay(b.regtest, '0.03');
+    const [hash] = await node.mine(1);
+    const header = await node.rpc<{ height: number }>('getblockheader', [hash]);
+    const block = await adapter.block(header.height);
+    const found = await adapter.transfers(block as NonNullable<typeof block>, watched);
+    const inputs = found.map((t) => ({
+      address: t.to,
+      derivationIndex: t.to === a.address ? 30 : 31,
+      amount: t.amount,
+      outputs: [{ txHash: t.txHash, outputIndex: t.outputIndex, amount: t.amount }],
+    }));
+    const payoutRegtest = await node.rpc<string>('getnewaddress', ['', 'bech32'], { wallet: node.wallet });
+    const intent = { id: 'fwd_bump', asset: 'LTC', inputs, to: toSvc(payoutRegtest) };
+    const first = await adapter.buildForward(intent);
+    await adapter.broadcast(first.rawTx);
+    const second = await adapter.bumpForward?.(intent, { fee: first.fee });
+    if (second === null || second === undefined) throw new Error('no replacement');
+    expect(second.txHash).not.toBe(first.txHash);
+    expect(second.fee).toBeGreaterThan(first.fee);
+    expect(second.amount + second.fee).toBe(first.amount + first.fee);
+    const spent = (raw: string) =>
+      node
+        .rpc<{ vin: Array<{ txid: string; vout: number }> }>('decoderawtransaction', [raw])
+        .then((tx) => tx.vin.map((vin) => `${vin.txid}:${vin.vout}`).sort());
+    expect(await spent(second.rawTx)).toEqual(await spent(first.rawTx));
+    await adapter.broadcast(second.rawTx);
+    expect(await adapter.forwardStatus(first.txHash)).toEqual({ state: 'unknown' });
+    expect(await adapter.forwardStatus(second.txHash)).toEqual({ state: 'pending' });
+    // The first version is stale now: sending it again is refused, it can never land beside the second.
+    await expect(adapter.broadcast(first.rawTx)).rejects.toThrow();
+    await node.mine(1);
+    expect(await adapter.forwardStatus(second.txHash)).toMatchObject({ state: 'included' });
+    expect(await adapter.forwardStatus(first.txHash)).toEqual({ state: 'unknown' });
+    // Above the cap, no replacement: the stuck version keeps waiting.
+    expect(await adapter.bumpForward?.(intent, { fee: 50n * 1000n })).toBeNull();
   });
 
   it('waits while the fee rate is above the cap', async () => {

@@ -244,6 +244,8 @@ export function createBitcoinAdapter(deps: {
 
     addressKey: (address) => address.toLowerCase(),
     buildForward: sweeper.buildForward,
+    bumpForward: sweeper.bumpForward,
+    bumpAfterMs: settings.sweepBumpAfterSeconds * 1000,
     broadcast: sweeper.broadcast,
     forwardStatus: sweeper.forwardStatus,
 

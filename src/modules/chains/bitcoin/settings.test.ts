@@ -28,6 +28,7 @@ describe('Bitcoin-family chain settings from the environment', () => {
         feeTargetBlocks: 6,
         sweepBatch: 20,
         sweepMaxAgeSeconds: 21_600,
+        sweepBumpAfterSeconds: 3600,
         maxHeadAgeSeconds: undefined,
       },
       {
@@ -43,6 +44,7 @@ describe('Bitcoin-family chain settings from the environment', () => {
         feeTargetBlocks: 6,
         sweepBatch: 50,
         sweepMaxAgeSeconds: 21_600,
+        sweepBumpAfterSeconds: 900,
         maxHeadAgeSeconds: 0,
       },
     ]);

@@ -25,6 +25,8 @@ import { redactUrl } from '../rpc-url.ts';
  * - `FEE_TARGET_BLOCKS` the confirmation target given to `estimatesmartfee` (default 6).
  * - `SWEEP_BATCH`       final deposits that make a batched sweep go out at once (default 50).
  * - `SWEEP_MAX_AGE_SECONDS` a smaller batch goes out once its oldest deposit has waited this long (default 21600, 6 h).
+ * - `SWEEP_BUMP_AFTER_SECONDS` a sweep unconfirmed this long is replaced (BIP125) by one with the same inputs and a
+ *                       higher fee (default 6 block times: bitcoin 3600, litecoin 900).
  * - `MAX_HEAD_AGE_SECONDS` /readyz reports the node as lagging when its best block is older (default 10 block times,
  *                       at least 60 s; 0 turns it off, e.g. on regtest).
  * Shared: SVC_BITCOIN_RPC_TIMEOUT_MS (default 10000), SVC_BITCOIN_RPC_RETRIES (rounds over every URL, default 3).
@@ -48,6 +50,7 @@ export interface BitcoinChainSettings {
   feeTargetBlocks: number;
   sweepBatch: number;
   sweepMaxAgeSeconds: number;
+  sweepBumpAfterSeconds: number;
   maxHeadAgeSeconds: number | undefined;
 }
 
@@ -133,6 +136,7 @@ export function parseBitcoinChainSettings(env: Record<string, string | undefined
         feeTargetBlocks: number('FEE_TARGET_BLOCKS', 6, 1, 1008),
         sweepBatch: number('SWEEP_BATCH', 50, 1, 1000),
         sweepMaxAgeSeconds: number('SWEEP_MAX_AGE_SECONDS', 21_600, 0, 30 * 86_400),
+        sweepBumpAfterSeconds: number('SWEEP_BUMP_AFTER_SECONDS', 6 * info.blockTimeSeconds, 1, 30 * 86_400),
         maxHeadAgeSeconds:
           headAgeText === undefined
             ? undefined

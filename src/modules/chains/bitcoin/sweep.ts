@@ -99,8 +99,47 @@ export function createBitcoinSweeper(deps: {
     }
     const priced = await feeRate();
     if (priced === null) return nothing(intent);
-    const { rate } = priced;
+    return build(intent, intent.to, priced.rate, null);
+  }
+
+  /** P2WPKH size upper bound of a sweep of `inputs` outputs to `output`. */
+  const sizeOf = (inputs: bigint, output: Uint8Array): bigint =>
+    OVERHEAD_VBYTES + inputs * INPUT_VBYTES + 9n + BigInt(output.length);
+
+  /**
+   * A replacement of a stuck sweep (BIP125): the same inputs, every one (nothing left as dust now: the deposits are
+   * tied to the forward), and a fee that beats the previous one by the incremental relay fee (1 sat/vB) over the
+   * whole size, at least the current estimate, and at least a quarter more than before. Null above the fee cap.
+   */
+  async function bumpForward(intent: ForwardIntent, previous: { fee: bigint }): Promise<BuiltForward | null> {
+    if (intent.to === null) return null;
+    const priced = await feeRate();
     const output = payoutScript(intent.to);
+    const count = BigInt(intent.inputs.reduce((sum, input) => sum + (input.outputs?.length ?? 0), 0));
+    const vbytes = sizeOf(count, output);
+    const previousRate = (previous.fee + vbytes - 1n) / vbytes;
+    const quarter = previousRate + (previousRate + 3n) / 4n;
+    let rate = previousRate + 1n > quarter ? previousRate + 1n : quarter;
+    if (priced !== null && priced.rate > rate) rate = priced.rate;
+    if (rate > settings.maxFeeRate) {
+      logger.warn(
+        { rate: rate.toString(), cap: settings.maxFeeRate.toString() },
+        'stuck sweep not replaced: its next fee rate is above MAX_FEE_RATE',
+      );
+      return null;
+    }
+    const built = build(intent, intent.to, rate, previous.fee);
+    return built.amount > 0n ? built : null;
+  }
+
+  function build(
+    intent: ForwardIntent,
+    to: string,
+    rate: bigint,
+    /** A replacement: every input kept, and a fee above this. */
+    replacing: bigint | null,
+  ): BuiltForward {
+    const output = payoutScript(to);
     const left: string[] = [];
     const spend: Array<{
       input: ForwardIntent['inputs'][number];
@@ -109,7 +148,10 @@ export function createBitcoinSweeper(deps: {
     for (const input of intent.inputs) {
       const outputs = input.outputs ?? [];
       const value = outputs.reduce((sum, o) => sum + o.amount, 0n);
-      if (outputs.length === 0 || value <= BigInt(outputs.length) * INPUT_VBYTES * rate) {
+      if (
+        outputs.length === 0 ||
+        (replacing === null && value <= BigInt(outputs.length) * INPUT_VBYTES * rate)
+      ) {
         left.push(input.address);
         dust.push({ address: input.address, amount: value, at: new Date() });
         continue;
@@ -119,9 +161,8 @@ export function createBitcoinSweeper(deps: {
     const count = BigInt(spend.reduce((sum, s) => sum + s.outputs.length, 0));
     const total = spend.reduce((sum, s) => sum + s.outputs.reduce((t, o) => t + o.amount, 0n), 0n);
     // The output: 8 bytes of amount, a length byte, the script.
-    const vbytes = OVERHEAD_VBYTES + count * INPUT_VBYTES + 9n + BigInt(output.length);
-    const fee = vbytes * rate;
-    if (count === 0n || total - fee < MIN_OUTPUT) {
+    const fee = sizeOf(count, output) * rate;
+    if (count === 0n || total - fee < MIN_OUTPUT || (replacing !== null && fee <= replacing)) {
       return { ...nothing(intent), left: intent.inputs.map((input) => input.address) };
     }
     const tx = new Transaction({ version: 2 });
@@ -213,7 +254,7 @@ export function createBitcoinSweeper(deps: {
     return { state: 'unknown' };
   }
 
-  return { buildForward, broadcast, forwardStatus, feeRate, dust: () => [...dust] };
+  return { buildForward, bumpForward, broadcast, forwardStatus, dust: () => [...dust] };
 }
 
 function secpPublicKey(privateKey: Uint8Array): Uint8Array {
