@@ -229,6 +229,10 @@ export function createBitcoinAdapter(deps: {
     },
 
     async mempool(watched, recorded) {
+      // A node just started answers before it has read its saved mempool back (mempool.dat): until then an empty
+      // mempool means nothing, and a recorded deposit missing from it is not gone.
+      const info = await rpc.call<{ loaded?: boolean }>('getmempoolinfo');
+      if (info.loaded === false) return { transfers: [], gone: [] };
       const set = scripts.scriptsOf(watched);
       const changes = await mempoolWatcher.poll(set);
       const gone: MempoolChanges['gone'] = [];
