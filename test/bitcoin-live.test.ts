@@ -422,6 +422,56 @@ describe.skipIf(!runLitecoindTests)(
       expect(done.deposits).toHaveLength(1);
     });
 
+    it('50 deposits swept in one batched transaction at the fee rate the node allows', async () => {
+      const m = await merchant();
+      const payments = await Promise.all(Array.from({ length: 50 }, (_, i) => create(m.key, `0.0${10 + i}`)));
+      const outputs = Object.fromEntries(
+        payments.map((p) => [respell(p.address, live, regtest), p.expected_amount_native]),
+      );
+      await node.rpc<string>('sendmany', ['', outputs, 1, '', [], true], { wallet: node.wallet });
+      await node.mine(2);
+      for (const p of payments) {
+        await until(m.key, p.payment_id, 'completed', (x) => x.status === 'completed');
+      }
+      // What the node says now, before any further block: the sweep is priced from the same answers.
+      const estimate = await node.rpc<{ feerate?: number }>('estimatesmartfee', [6]);
+      const info = await node.rpc<{ mempoolminfee: number }>('getmempoolinfo');
+      const perVbyte = (coinsPerKvB: number) => (coinsToBaseUnits(String(coinsPerKvB)) + 999n) / 1000n;
+      const floor = perVbyte(info.mempoolminfee) > 1n ? perVbyte(info.mempoolminfee) : 1n;
+      const estimated = estimate.feerate === undefined ? 0n : perVbyte(estimate.feerate);
+      const rate = estimated > floor ? estimated : floor;
+      await waitFor(
+        'the batched sweep in the mempool',
+        async () => {
+          for (const candidate of await node.rpc<string[]>('getrawmempool')) {
+            const tx = await node.rpc<{ vin: unknown[] }>('getrawtransaction', [candidate, true]);
+            if (tx.vin.length === 50) return true;
+          }
+          return undefined;
+        },
+        15_000,
+      );
+      const last = payments.at(-1) as Payment;
+      const done = await swept(m.key, last);
+      const sweep = await node.rpc<{ vin: unknown[]; vout: unknown[]; vsize: number }>('getrawtransaction', [
+        done.forward_tx_hash,
+        true,
+      ]);
+      expect(sweep.vin).toHaveLength(50);
+      expect(sweep.vout).toHaveLength(1);
+      // Every payment is in it, each with its share of the one fee.
+      const all = await Promise.all(payments.map((p) => get(m.key, p.payment_id)));
+      expect(new Set(all.map((p) => p.forward_tx_hash))).toEqual(new Set([done.forward_tx_hash]));
+      const fee = all.reduce((sum, p) => sum + coinsToBaseUnits(p.forward_fee_native ?? '0'), 0n);
+      // estimatesmartfee (without an estimate: the floor, max(MIN_FEE_RATE 1, the mempool minimum)) times the size
+      // bound 11 + 50 × 68 + 31 vB, which the signed transaction does not exceed.
+      expect({ fee, estimate: estimate.feerate ?? null }).toEqual({
+        fee: (11n + 50n * 68n + 31n) * rate,
+        estimate: estimate.feerate ?? null,
+      });
+      expect(sweep.vsize).toBeLessThanOrEqual(11 + 50 * 68 + 31);
+    });
+
     it('the node is stopped mid-scan and restarted: nothing missed, nothing counted twice', async () => {
       const m = await merchant();
       const p = await create(m.key, '0.35');
