@@ -46,7 +46,13 @@ interface Payment {
   forwarded_at: string | null;
   forward_tx_hash: string | null;
   forward_fee_native: string | null;
-  deposits: Array<{ tx_hash: string; amount_native: string; state: string; output_index: number }>;
+  deposits: Array<{
+    tx_hash: string;
+    amount_native: string;
+    state: string;
+    output_index: number;
+    simulated: boolean;
+  }>;
   events: Array<{ type: string; payload: { status: string } }>;
 }
 
@@ -92,6 +98,11 @@ describe.skipIf(!runLitecoindTests)(
           SVC_CHAIN_LITECOIN_SWEEP_BATCH: '1',
           SVC_CHAIN_LITECOIN_SWEEP_BUMP_AFTER_SECONDS: '3',
           SVC_CHAIN_LITECOIN_MAX_HEAD_AGE_SECONDS: '0',
+          // Test mode on the same node (regtest is a test network): it replaces the simulator on litecoin.
+          SVC_TEST_CHAIN_LITECOIN_RPC_URL: node.urlWithAuth,
+          SVC_TEST_CHAIN_LITECOIN_POLL_MS: '200',
+          SVC_TEST_CHAIN_LITECOIN_CONFIRMATIONS: '1',
+          SVC_TEST_CHAIN_LITECOIN_SWEEP_BATCH: '1',
           SVC_BITCOIN_RPC_TIMEOUT_MS: '1000',
           SVC_BITCOIN_RPC_RETRIES: '1',
           SVC_RATE_LIMIT_PER_KEY: '0',
@@ -470,6 +481,44 @@ describe.skipIf(!runLitecoindTests)(
         estimate: estimate.feerate ?? null,
       });
       expect(sweep.vsize).toBeLessThanOrEqual(11 + 50 * 68 + 31);
+    });
+
+    it('test mode on a real test network: a test key pays on the node, not on the simulator', async () => {
+      const signup = await fetch(`${base}/v1/auth/signup`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ email: uniqueEmail(), password: strongPassword }),
+      });
+      const { token } = (await signup.json()) as { token: string };
+      const pair = (await (
+        await fetch(`${base}/v1/keypairs`, { method: 'POST', headers: { authorization: `Bearer ${token}` } })
+      ).json()) as { test: { full_key: string } };
+      const testKey = pair.test.full_key;
+      const payoutRegtest = await node.rpc<string>('getnewaddress', ['', 'bech32'], { wallet: node.wallet });
+      const testnet = BITCOIN_NETWORKS['litecoin-test'];
+      const wallets = await fetch(`${base}/v1/settings/payout-wallets?is_test=true`, {
+        method: 'PUT',
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ litecoin: respell(payoutRegtest, regtest, testnet) }),
+      });
+      expect(wallets.status).toBe(200);
+      const p = await api<Payment>('POST', '/payments', testKey, {
+        chain: 'litecoin',
+        amount: '0.2',
+        currency: 'LTC',
+      });
+      expect(p.address).toMatch(/^tltc1q/);
+      const txid = await node.rpc<string>(
+        'sendtoaddress',
+        [respell(p.address, testnet, regtest), '0.2', '', '', false, true],
+        { wallet: node.wallet },
+      );
+      await until(testKey, p.payment_id, 'confirming', (x) => x.status === 'confirming', 5000);
+      await node.mine(1);
+      const completed = await until(testKey, p.payment_id, 'completed', (x) => x.status === 'completed');
+      expect(completed.deposits).toMatchObject([{ tx_hash: txid, state: 'final', simulated: false }]);
+      const done = await swept(testKey, completed);
+      expect(done.forward_tx_hash).toMatch(/^[0-9a-f]{64}$/);
     });
 
     it('the node is stopped mid-scan and restarted: nothing missed, nothing counted twice', async () => {
