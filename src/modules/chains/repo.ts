@@ -148,7 +148,8 @@ export const chainsRepo = {
                    as received_in_time,
                  count(*) filter (where d.state in ('seen', 'mempool')
                                     and least(d.block_time, d.mempool_seen_at) < v.expires_at) as unfinal_in_time,
-                 (array_agg(d.tx_hash order by d.block_number desc, d.seen_at desc, d.output_index desc)
+                 (array_agg(d.tx_hash order by d.state = 'mempool' desc, d.block_number desc, d.seen_at desc,
+                                       d.output_index desc)
                     filter (where d.state <> 'reverted'))[1] as latest_tx
           from unnest(${pgArray(payments.map((p) => p.id))}::uuid[],
                       ${pgArray(payments.map((p) => p.asset))}::text[],
