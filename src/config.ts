@@ -5,7 +5,12 @@ import { generateMnemonic, validateMnemonic } from '@scure/bip39';
 import { wordlist } from '@scure/bip39/wordlists/english.js';
 import { z } from 'zod';
 import { parseDuration, parseDurationList } from './lib/duration.ts';
-import { type EvmSettings, parseEvmChainSettings } from './modules/chains/families.ts';
+import {
+  type BitcoinSettings,
+  type EvmSettings,
+  parseBitcoinChainSettings,
+  parseEvmChainSettings,
+} from './modules/chains/families.ts';
 import { parseConfirmations } from './modules/chains/settings.ts';
 import { parseSourceList, parseTestRates } from './modules/rates/settings.ts';
 import { parseNetworkList } from './modules/webhooks/networks.ts';
@@ -209,6 +214,10 @@ const envSchema = z.object({
   SVC_EVM_MAX_HEAD_AGE_SECONDS: nonNegativeInt.optional(),
   /** Without trace APIs: blocks between balance reconciliations of watched addresses. */
   SVC_EVM_RECONCILE_EVERY_BLOCKS: positiveInt.max(100_000).default(20),
+  /** Bitcoin-family nodes (per chain SVC_CHAIN_<NAME>_RPC_URL etc., see modules/chains/bitcoin/settings.ts). */
+  SVC_BITCOIN_RPC_TIMEOUT_MS: positiveInt.max(120_000).default(10_000),
+  /** Rounds over every RPC URL of a Bitcoin-family chain (with backoff) before a request counts as failed. */
+  SVC_BITCOIN_RPC_RETRIES: positiveInt.max(20).default(3),
   /** TEST MODE: milliseconds between blocks of the simulated chains. */
   SVC_SIM_BLOCK_MS: positiveInt.min(10).max(600_000).default(2000),
   /** TEST MODE: confirmations the simulated chains require; default the chain's own, at most 12. */
@@ -306,6 +315,11 @@ const settingsSchema = envSchema.transform((values) => ({
     maxHeadAgeSeconds: values.SVC_EVM_MAX_HEAD_AGE_SECONDS,
     reconcileEveryBlocks: values.SVC_EVM_RECONCILE_EVERY_BLOCKS,
   },
+  /** Bitcoin-family node-access limits shared by both chains. */
+  bitcoinNodes: {
+    rpcTimeoutMs: values.SVC_BITCOIN_RPC_TIMEOUT_MS,
+    rpcRetries: values.SVC_BITCOIN_RPC_RETRIES,
+  },
   /** Read by loadConfig only: generated into the data directory when unset on the embedded engine. */
   secrets: {
     masterKey: values.SVC_MASTER_KEY,
@@ -314,12 +328,14 @@ const settingsSchema = envSchema.transform((values) => ({
   },
 }));
 
-export type Config = Omit<z.output<typeof settingsSchema>, 'secrets' | 'evmNodes'> & {
+export type Config = Omit<z.output<typeof settingsSchema>, 'secrets' | 'evmNodes' | 'bitcoinNodes'> & {
   masterKey: Buffer;
   jwtSecret: Uint8Array;
   testMnemonic: string;
   /** EVM chains with nodes (live, and test mode on real test networks), with the node-access limits. */
   evm: EvmSettings;
+  /** Bitcoin-family chains with nodes (live, and test mode on testnet/signet/regtest), with the node-access limits. */
+  bitcoin: BitcoinSettings;
   /** Notes for the boot log, e.g. which secrets were generated; never the secrets themselves. */
   notices: string[];
 };
@@ -403,10 +419,12 @@ export function loadConfig(rawEnv: Record<string, string | undefined> = process.
       parsed.error.issues.map((issue) => `${issue.path.join('.') || '(environment)'}: ${issue.message}`),
     );
   }
-  const { secrets, evmNodes, ...settings } = parsed.data;
+  const { secrets, evmNodes, bitcoinNodes, ...settings } = parsed.data;
   let evmChains: EvmSettings['chains'];
+  let bitcoinChains: BitcoinSettings['chains'];
   try {
     evmChains = parseEvmChainSettings(env);
+    bitcoinChains = parseBitcoinChainSettings(env);
   } catch (error) {
     throw new ConfigError([error instanceof Error ? error.message : String(error)]);
   }
@@ -444,6 +462,7 @@ export function loadConfig(rawEnv: Record<string, string | undefined> = process.
     jwtSecret: new TextEncoder().encode(jwtSecret),
     testMnemonic,
     evm: { chains: evmChains, ...evmNodes },
+    bitcoin: { chains: bitcoinChains, ...bitcoinNodes },
     notices,
   };
 }

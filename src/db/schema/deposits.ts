@@ -17,7 +17,9 @@ import { payments } from './payments.ts';
  * Every transfer seen arriving at a payment's deposit address, whatever its asset and whenever it came. The unique key
  * (chain, mode, transaction, output or log index) is what makes a rescan after a restart or a reorg idempotent: a
  * transfer is counted once, ever. `state`: `seen` (in a block, not yet final) → `final`, or `seen` → `reverted` when
- * its block is reorganised away (a reverted deposit that reappears in the new chain is `seen` again).
+ * its block is reorganised away (a reverted deposit that reappears in the new chain is `seen` again). UTXO chains also
+ * record `mempool` deposits (in the node's mempool, no block yet: block_number -1, block_hash '', block_time when first
+ * seen), which become `seen` in their block, or `reverted` when replaced or conflicted.
  */
 export const deposits = pgTable(
   'deposits',
@@ -43,6 +45,11 @@ export const deposits = pgTable(
     /** The forwarding transaction that swept it to the payout wallet, once one was recorded. */
     forwardId: text('forward_id'),
     seenAt: timestamp('seen_at', { withTimezone: true, mode: 'date' }).notNull(),
+    /**
+     * When it was first seen in the node's mempool (UTXO chains), kept when it reaches a block: a payment paid in time
+     * is honoured even when its block comes after the window.
+     */
+    mempoolSeenAt: timestamp('mempool_seen_at', { withTimezone: true, mode: 'date' }),
     finalAt: timestamp('final_at', { withTimezone: true, mode: 'date' }),
     revertedAt: timestamp('reverted_at', { withTimezone: true, mode: 'date' }),
   },
@@ -50,6 +57,7 @@ export const deposits = pgTable(
     uniqueIndex('deposits_transfer_key').on(table.chain, table.isTest, table.txHash, table.outputIndex),
     index('deposits_payment_idx').on(table.paymentId),
     index('deposits_unfinal_idx').on(table.chain, table.isTest, table.blockNumber).where(sql`state = 'seen'`),
+    index('deposits_mempool_idx').on(table.chain, table.isTest).where(sql`state = 'mempool'`),
     index('deposits_unforwarded_idx')
       .on(table.chain, table.isTest)
       .where(sql`state = 'final' and forward_id is null`),

@@ -4,6 +4,7 @@ export * from './chain-cursors.ts';
 export * from './deposit-indices.ts';
 export * from './deposits.ts';
 export * from './events.ts';
+export * from './forward-versions.ts';
 export * from './forwards.ts';
 export * from './idempotency-keys.ts';
 export * from './invites.ts';

@@ -33,7 +33,13 @@ export interface ForwardIntent {
   id: string;
   asset: string;
   /** The deposit addresses swept (with their derivation index, for signing) and what each holds. */
-  inputs: Array<{ address: string; derivationIndex: number; amount: bigint }>;
+  inputs: Array<{
+    address: string;
+    derivationIndex: number;
+    amount: bigint;
+    /** The deposits behind `amount` (UTXO chains spend these outputs): transaction, output index and amount. */
+    outputs?: Array<{ txHash: string; outputIndex: number; amount: bigint }>;
+  }>;
   /** The payout wallet; null in test mode without one (the simulator's sink). */
   to: string | null;
 }
@@ -59,6 +65,17 @@ export interface SeenDeposit {
   txHash: string;
   blockNumber: number;
   blockHash: string;
+}
+
+/** What a mempool poll found (UTXO chains): see ChainAdapter.mempool. */
+export interface MempoolChanges {
+  /** Transfers to watched addresses in transactions waiting in the node's mempool, not yet in a block. */
+  transfers: Transfer[];
+  /**
+   * Of the `recorded` outputs, those that no longer stand: their transaction left the mempool without reaching a block
+   * (replaced by fee, conflicted by a double spend, evicted). They stop counting at once.
+   */
+  gone: Array<{ txHash: string; outputIndex: number }>;
 }
 
 export type ForwardStatus =
@@ -98,10 +115,32 @@ export interface ChainAdapter {
    * in this round. Optional: the simulated chain's deposits cannot move under it.
    */
   recheck?(deposits: readonly SeenDeposit[]): Promise<ReadonlySet<string>>;
+  /**
+   * UTXO chains: the transfers waiting in the node's mempool (so a payment shows `confirming` within seconds of its
+   * broadcast), and which of the mempool deposits recorded so far (`recorded`) are gone without a block. Called each
+   * poll after the new blocks were scanned. Optional: account chains report transfers in blocks only.
+   */
+  mempool?(
+    watched: ReadonlySet<string>,
+    recorded: ReadonlyArray<{ txHash: string; outputIndex: number }>,
+  ): Promise<MempoolChanges>;
+  /**
+   * When a batch of final deposits is worth a sweep: at least `minDeposits` of them, or the oldest has waited
+   * `maxWaitMs` (UTXO chains, where one transaction spending many outputs costs far less than many). Unset: at once.
+   */
+  readonly sweepPolicy?: { minDeposits: number; maxWaitMs: number };
   /** How this chain compares addresses (EVM addresses are case-insensitive, base58 ones are not). */
   addressKey(address: string): string;
   /** Builds and signs the forwarding transaction of an intent. Pure with respect to the chain: nothing is sent. */
   buildForward(intent: ForwardIntent): Promise<BuiltForward>;
+  /**
+   * A higher-fee replacement (BIP125) of a forward stuck unconfirmed: the SAME inputs (the intent rebuilt from the
+   * forward's deposits), a fee above `previous.fee` by at least what the chain's relay rules ask. Null when it cannot be
+   * raised within the chain's fee cap (the stuck version keeps waiting). Optional: UTXO chains only.
+   */
+  bumpForward?(intent: ForwardIntent, previous: { fee: bigint }): Promise<BuiltForward | null>;
+  /** How long a forward's current version may wait unconfirmed before `bumpForward` is asked (ms). */
+  readonly bumpAfterMs?: number;
   /** Sends a built transaction. Idempotent: sending the same raw transaction again changes nothing. */
   broadcast(rawTx: string): Promise<void>;
   /** Where a broadcast transaction is now. */

@@ -2,6 +2,8 @@ import type { Logger } from 'pino';
 import type { Db } from '../../db/client.ts';
 import type { Clock } from '../../lib/clock.ts';
 import type { ChainAdapter } from './adapter.ts';
+import { createBitcoinAdapters } from './bitcoin/index.ts';
+import type { BitcoinSettings } from './bitcoin/settings.ts';
 import { type ConfirmationsConfig, confirmationsFor } from './confirmations.ts';
 import type { AddressDeriver } from './derivation.ts';
 import type { DepositSigningKeys } from './derivation-check.ts';
@@ -16,12 +18,14 @@ import { createSimulatedChain, type SimulatedChain } from './simulated/chain.ts'
  * A new family adds its folder and its lines here.
  */
 
+export { type BitcoinSettings, parseBitcoinChainSettings } from './bitcoin/settings.ts';
 export { type EvmSettings, parseEvmChainSettings } from './evm/settings.ts';
 export type { SimulatedChain } from './simulated/chain.ts';
 
 /** What the families' adapters are built from (a part of the program's configuration). */
 export interface ChainAdaptersConfig extends ConfirmationsConfig {
   evm?: EvmSettings;
+  bitcoin?: BitcoinSettings;
   liveMnemonic?: string | undefined;
 }
 
@@ -64,7 +68,7 @@ export function createChainAdapters(deps: {
     ]),
   );
   const live = new Map<string, ChainAdapter>();
-  // Real nodes: live mode on EVM chains with SVC_CHAIN_<NAME>_RPC_URL, and test mode on a real test network (which
+  // Real nodes: live mode on EVM and Bitcoin-family chains with SVC_CHAIN_<NAME>_RPC_URL, and test mode on a real test network (which
   // then replaces the simulated chain for that chain's test payments) with SVC_TEST_CHAIN_<NAME>_RPC_URL.
   const testNetworks = new Map<string, ChainAdapter>();
   const { evm } = deps.config;
@@ -81,6 +85,15 @@ export function createChainAdapters(deps: {
       logger: deps.logger,
     });
     for (const adapter of evmAdapters) (adapter.isTest ? testNetworks : live).set(adapter.chain, adapter);
+  }
+  const { bitcoin } = deps.config;
+  if (bitcoin !== undefined) {
+    const bitcoinAdapters = createBitcoinAdapters({
+      config: { bitcoin, confirmations: deps.config.confirmations, liveMnemonic: deps.config.liveMnemonic },
+      signingKeys: deps.signingKeys,
+      logger: deps.logger,
+    });
+    for (const adapter of bitcoinAdapters) (adapter.isTest ? testNetworks : live).set(adapter.chain, adapter);
   }
   const all = () => [
     ...[...simulated.values()].filter((adapter) => !testNetworks.has(adapter.chain)),

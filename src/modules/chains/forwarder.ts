@@ -128,14 +128,26 @@ export function createForwarder(deps: ForwarderDeps) {
     for (const [id, until] of dust) if (until <= nowMs) dust.delete(id); // priced again from now on
     let items = candidates.filter((item) => !dust.has(item.deposit.id));
     if (items.length === 0) return false;
+    const policy = adapter.sweepPolicy;
+    if (policy !== undefined && items.length < policy.minDeposits) {
+      // A small batch waits for more deposits, until its oldest has waited long enough.
+      const oldest = Math.min(...items.map((item) => item.deposit.finalAt?.getTime() ?? nowMs));
+      if (clock.now().getTime() - oldest < policy.maxWaitMs) return false;
+    }
     const inputs = new Map<string, ForwardIntent['inputs'][number]>();
     for (const { deposit, payment } of items) {
       const input = inputs.get(deposit.address) ?? {
         address: deposit.address,
         derivationIndex: payment.derivationIndex,
         amount: 0n,
+        outputs: [],
       };
       input.amount += BigInt(deposit.amount);
+      input.outputs?.push({
+        txHash: deposit.txHash,
+        outputIndex: deposit.outputIndex,
+        amount: BigInt(deposit.amount),
+      });
       inputs.set(deposit.address, input);
     }
     const id = newId('fwd');
@@ -261,6 +273,114 @@ export function createForwarder(deps: ForwarderDeps) {
     }
   }
 
+  /** The intent of a forward's inputs as they are: the same deposits, for a replacement with the same inputs. */
+  async function intentOf(forward: ForwardRow): Promise<ForwardIntent> {
+    const deposits = await repo.depositsOfForward(db, forward.id);
+    const rows = await deps.payments.rowsByIds([...new Set(deposits.map((deposit) => deposit.paymentId))]);
+    const indexOf = new Map(rows.map((row) => [row.id, row.derivationIndex]));
+    const inputs = new Map<string, ForwardIntent['inputs'][number]>();
+    for (const deposit of deposits) {
+      const derivationIndex = indexOf.get(deposit.paymentId);
+      if (derivationIndex === undefined)
+        throw new Error(`forward ${forward.id}: payment ${deposit.paymentId} missing`);
+      const input = inputs.get(deposit.address) ?? {
+        address: deposit.address,
+        derivationIndex,
+        amount: 0n,
+        outputs: [],
+      };
+      input.amount += BigInt(deposit.amount);
+      input.outputs?.push({
+        txHash: deposit.txHash,
+        outputIndex: deposit.outputIndex,
+        amount: BigInt(deposit.amount),
+      });
+      inputs.set(deposit.address, input);
+    }
+    return { id: forward.id, asset: forward.asset, inputs: [...inputs.values()], to: forward.toAddress };
+  }
+
+  /**
+   * A forward whose current version has waited unconfirmed for `bumpAfterMs`: a replacement with the same inputs and a
+   * higher fee is signed, stored as the forward's version (the stuck one kept among its versions) in one transaction,
+   * and only then broadcast.
+   */
+  async function bumpIfStuck(forward: ForwardRow): Promise<boolean> {
+    const bumpAfterMs = adapter.bumpAfterMs;
+    if (adapter.bumpForward === undefined || bumpAfterMs === undefined) return false;
+    const nowMs = clock.now().getTime();
+    if (nowMs - forward.createdAt.getTime() < bumpAfterMs) return false;
+    const versions = await repo.forwardVersions(db, forward.id);
+    const since = versions.at(-1)?.replacedAt ?? forward.createdAt;
+    if (nowMs - since.getTime() < bumpAfterMs) return false;
+    const built = await adapter.bumpForward(await intentOf(forward), { fee: BigInt(forward.fee) });
+    if (built === null) return false;
+    const now = clock.now();
+    const switched = await db.transaction((tx) =>
+      repo.switchForwardVersion(
+        tx,
+        { ...forward, since },
+        {
+          txHash: built.txHash,
+          rawTx: built.rawTx,
+          fee: built.fee.toString(),
+          amount: built.amount.toString(),
+        },
+        now,
+      ),
+    );
+    if (!switched) return false;
+    deps.logger?.warn(
+      {
+        chain,
+        isTest,
+        forward: forward.id,
+        replaced: forward.txHash,
+        by: built.txHash,
+        fee: built.fee.toString(),
+      },
+      'stuck sweep replaced by a higher fee (same inputs); every version is kept, one will count',
+    );
+    await broadcast({ ...forward, txHash: built.txHash, rawTx: built.rawTx });
+    return true;
+  }
+
+  /**
+   * The current version is unknown to the chain: an earlier version may be the one that reached a block (or still
+   * waits). That version becomes the forward's (the current one kept among the versions); null when none is known.
+   */
+  async function earlierVersion(
+    forward: ForwardRow,
+  ): Promise<{ forward: ForwardRow; status: Awaited<ReturnType<ChainAdapter['forwardStatus']>> } | null> {
+    if (adapter.bumpForward === undefined) return null;
+    const versions = await repo.forwardVersions(db, forward.id);
+    for (const version of versions) {
+      const status = await adapter.forwardStatus(version.txHash);
+      if (status.state === 'unknown') continue;
+      const now = clock.now();
+      const since = versions.at(-1)?.replacedAt ?? forward.createdAt;
+      const switched = await db.transaction((tx) =>
+        repo.switchForwardVersion(tx, { ...forward, since }, version, now),
+      );
+      if (!switched) return null;
+      deps.logger?.warn(
+        { chain, isTest, forward: forward.id, counted: version.txHash, dropped: forward.txHash },
+        'an earlier version of the sweep is the one the chain has: it is the one counted',
+      );
+      return {
+        forward: {
+          ...forward,
+          txHash: version.txHash,
+          rawTx: version.rawTx,
+          fee: version.fee,
+          amount: version.amount,
+        },
+        status,
+      };
+    }
+    return null;
+  }
+
   /** `charged`: the fee the chain actually took, when the adapter knows it (else the signed one). */
   async function finalize(
     forward: ForwardRow,
@@ -286,13 +406,19 @@ export function createForwarder(deps: ForwarderDeps) {
       const open = await repo.openForwards(db, chain, isTest);
       if (open.length === 0) return result;
       const height = (await repo.cursor(db, chain, isTest))?.blockNumber;
-      for (const forward of open) {
+      for (let forward of open) {
         if (forward.state === 'intent') {
           if (await broadcast(forward)) result.broadcast += 1;
           continue;
         }
-        const status = await adapter.forwardStatus(forward.txHash);
+        let status = await adapter.forwardStatus(forward.txHash);
         if (status.state === 'unknown') {
+          const earlier = await earlierVersion(forward);
+          if (earlier !== null) ({ forward, status } = earlier);
+        }
+        if (status.state === 'pending') {
+          if (await bumpIfStuck(forward)) result.broadcast += 1;
+        } else if (status.state === 'unknown') {
           // Dropped (or never arrived): send the very same transaction again.
           if (await broadcast(forward)) result.broadcast += 1;
         } else if (

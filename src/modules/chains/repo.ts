@@ -1,12 +1,13 @@
 import { and, asc, eq, inArray, sql } from 'drizzle-orm';
 import { pgArray } from '../../db/arrays.ts';
 import { type Db, queryRows } from '../../db/client.ts';
-import { chainBlocks, chainCursors, deposits, forwards } from '../../db/schema/index.ts';
+import { chainBlocks, chainCursors, deposits, forwards, forwardVersions } from '../../db/schema/index.ts';
 import type { ConfirmationSummary, DepositFacts } from '../payments/deposit-facts.ts';
 
 export type DepositRow = typeof deposits.$inferSelect;
 export type ForwardRow = typeof forwards.$inferSelect;
 export type CursorRow = typeof chainCursors.$inferSelect;
+export type ForwardVersionRow = typeof forwardVersions.$inferSelect;
 
 const INSERT_CHUNK = 1000;
 
@@ -15,9 +16,10 @@ export const chainsRepo = {
   // ---- deposits ----
 
   /**
-   * Records deposits (as `seen`: the watcher makes them final after a re-check); a transfer already recorded
-   * (same chain, mode, tx, index) is left alone unless it had been reverted, in which case it is recorded again in its
-   * new block. Returns the payments of the rows written.
+   * Records deposits (as `seen`: the watcher makes them final after a re-check; or `mempool`); a transfer already
+   * recorded (same chain, mode, tx, index) is left alone unless it had been reverted, in which case it is recorded
+   * again in its new block, or was in the mempool and is now in a block (keeping when it was first seen). Returns the
+   * payments of the rows written.
    */
   async upsertDeposits(tx: Db, rows: DepositRow[]): Promise<string[]> {
     const paymentIds: string[] = [];
@@ -28,7 +30,8 @@ export const chainsRepo = {
       const written = await queryRows<{ payment_id: string }>(
         tx,
         sql`insert into deposits (id, payment_id, chain, is_test, tx_hash, output_index, address, asset, amount,
-                                  block_number, block_hash, block_time, state, simulated, seen_at, final_at)
+                                  block_number, block_hash, block_time, state, simulated, seen_at, final_at,
+                                  mempool_seen_at)
             select * from unnest(${column((r) => r.id)}::text[], ${column((r) => r.paymentId)}::uuid[],
                                  ${column((r) => r.chain)}::text[], ${column((r) => r.isTest)}::boolean[],
                                  ${column((r) => r.txHash)}::text[], ${column((r) => r.outputIndex)}::integer[],
@@ -38,12 +41,14 @@ export const chainsRepo = {
                                  ${column((r) => r.blockTime.toISOString())}::timestamptz[],
                                  ${column((r) => r.state)}::text[], ${column((r) => r.simulated)}::boolean[],
                                  ${column((r) => r.seenAt.toISOString())}::timestamptz[],
-                                 ${pgArray(chunk.map((r) => r.finalAt?.toISOString() ?? null))}::timestamptz[])
+                                 ${pgArray(chunk.map((r) => r.finalAt?.toISOString() ?? null))}::timestamptz[],
+                                 ${pgArray(chunk.map((r) => r.mempoolSeenAt?.toISOString() ?? null))}::timestamptz[])
             on conflict (chain, is_test, tx_hash, output_index) do update
               set state = excluded.state, block_number = excluded.block_number, block_hash = excluded.block_hash,
-                  block_time = excluded.block_time, seen_at = excluded.seen_at, final_at = excluded.final_at,
-                  reverted_at = null
-              where deposits.state = 'reverted'
+                  block_time = excluded.block_time, final_at = excluded.final_at, reverted_at = null,
+                  seen_at = case when deposits.state = 'mempool' then deposits.seen_at else excluded.seen_at end,
+                  mempool_seen_at = coalesce(deposits.mempool_seen_at, excluded.mempool_seen_at)
+              where deposits.state = 'reverted' or (deposits.state = 'mempool' and excluded.state <> 'mempool')
             returning payment_id`,
       );
       for (const row of written) paymentIds.push(row.payment_id);
@@ -139,9 +144,12 @@ export const chainsRepo = {
       sql`select d.payment_id,
                  coalesce(sum(d.amount) filter (where d.state = 'final' and d.asset = v.asset), 0) as received,
                  coalesce(sum(d.amount) filter (where d.state = 'final' and d.asset = v.asset
-                                                  and d.block_time < v.expires_at), 0) as received_in_time,
-                 count(*) filter (where d.state = 'seen' and d.block_time < v.expires_at) as unfinal_in_time,
-                 (array_agg(d.tx_hash order by d.block_number desc, d.seen_at desc, d.output_index desc)
+                                                  and least(d.block_time, d.mempool_seen_at) < v.expires_at), 0)
+                   as received_in_time,
+                 count(*) filter (where d.state in ('seen', 'mempool')
+                                    and least(d.block_time, d.mempool_seen_at) < v.expires_at) as unfinal_in_time,
+                 (array_agg(d.tx_hash order by d.state = 'mempool' desc, d.block_number desc, d.seen_at desc,
+                                       d.output_index desc)
                     filter (where d.state <> 'reverted'))[1] as latest_tx
           from unnest(${pgArray(payments.map((p) => p.id))}::uuid[],
                       ${pgArray(payments.map((p) => p.asset))}::text[],
@@ -159,6 +167,42 @@ export const chainsRepo = {
       });
     }
     return out;
+  },
+
+  /** The deposits recorded from the mempool (no block yet) of a chain: checked again on every mempool poll. */
+  async mempoolDeposits(
+    db: Db,
+    chain: string,
+    isTest: boolean,
+  ): Promise<Array<{ txHash: string; outputIndex: number }>> {
+    return db
+      .select({ txHash: deposits.txHash, outputIndex: deposits.outputIndex })
+      .from(deposits)
+      .where(and(eq(deposits.chain, chain), eq(deposits.isTest, isTest), eq(deposits.state, 'mempool')));
+  },
+
+  /**
+   * Reverts mempool deposits whose transaction left the mempool without a block (replaced, conflicted, evicted): they
+   * stop counting at once. Returns their payments.
+   */
+  async revertMempoolDeposits(
+    tx: Db,
+    chain: string,
+    isTest: boolean,
+    gone: ReadonlyArray<{ txHash: string; outputIndex: number }>,
+    now: Date,
+  ): Promise<string[]> {
+    if (gone.length === 0) return [];
+    const rows = await queryRows<{ payment_id: string }>(
+      tx,
+      sql`update deposits set state = 'reverted', reverted_at = ${now.toISOString()}::timestamptz
+          from unnest(${pgArray(gone.map((g) => g.txHash))}::text[], ${pgArray(gone.map((g) => g.outputIndex))}::integer[])
+               as g(tx_hash, output_index)
+          where deposits.chain = ${chain} and deposits.is_test = ${isTest} and deposits.state = 'mempool'
+            and deposits.tx_hash = g.tx_hash and deposits.output_index = g.output_index
+          returning deposits.payment_id`,
+    );
+    return rows.map((row) => row.payment_id);
   },
 
   async depositsOfPayment(db: Db, paymentId: string): Promise<DepositRow[]> {
@@ -411,6 +455,56 @@ export const chainsRepo = {
       .where(and(eq(forwards.id, id), inArray(forwards.state, ['intent', 'broadcast'])))
       .returning({ id: forwards.id });
     return rows.length === 1;
+  },
+
+  /** The deposits a forward spends. */
+  async depositsOfForward(db: Db, forwardId: string): Promise<DepositRow[]> {
+    return db
+      .select()
+      .from(deposits)
+      .where(eq(deposits.forwardId, forwardId))
+      .orderBy(asc(deposits.txHash), asc(deposits.outputIndex));
+  },
+
+  /** The earlier (replaced) versions of a forward's transaction, oldest first. */
+  async forwardVersions(db: Db, forwardId: string): Promise<ForwardVersionRow[]> {
+    return db
+      .select()
+      .from(forwardVersions)
+      .where(eq(forwardVersions.forwardId, forwardId))
+      .orderBy(asc(forwardVersions.replacedAt));
+  },
+
+  /**
+   * Makes `next` the forward's current version and keeps the current one among its versions, if the forward still
+   * holds `current` (false otherwise: another round changed it). `next` may be a new signed replacement or an earlier
+   * version (then it leaves the versions table): one transaction, so exactly one version is ever the forward's.
+   */
+  async switchForwardVersion(
+    tx: Db,
+    current: Pick<ForwardRow, 'id' | 'txHash' | 'rawTx' | 'fee' | 'amount'> & { since: Date },
+    next: { txHash: string; rawTx: string; fee: string; amount: string },
+    now: Date,
+  ): Promise<boolean> {
+    const moved = await tx
+      .update(forwards)
+      .set({ txHash: next.txHash, rawTx: next.rawTx, fee: next.fee, amount: next.amount, updatedAt: now })
+      .where(and(eq(forwards.id, current.id), eq(forwards.txHash, current.txHash)))
+      .returning({ id: forwards.id });
+    if (moved.length !== 1) return false;
+    await tx
+      .delete(forwardVersions)
+      .where(and(eq(forwardVersions.forwardId, current.id), eq(forwardVersions.txHash, next.txHash)));
+    await tx.insert(forwardVersions).values({
+      forwardId: current.id,
+      txHash: current.txHash,
+      rawTx: current.rawTx,
+      fee: current.fee,
+      amount: current.amount,
+      createdAt: current.since,
+      replacedAt: now,
+    });
+    return true;
   },
 
   async forwardsOfPayment(db: Db, paymentId: string): Promise<ForwardRow[]> {

@@ -12,6 +12,7 @@ import {
 import { createIsolatedDatabase, seedPayloadFields } from '../../../test/support/webhooks.ts';
 import { queryRows } from '../../db/client.ts';
 import { toBaseUnits } from '../../lib/money.ts';
+import type { ChainAdapter, Transfer } from './adapter.ts';
 import { createForwarder } from './forwarder.ts';
 import { chainsRepo } from './repo.ts';
 import type { SimulatedChain } from './simulated/chain.ts';
@@ -677,5 +678,85 @@ describe('watcher on the simulated chain', () => {
     expect(view.status).toBe('completed');
     expect(view.deposits).toHaveLength(1);
     expect(view.received_amount_native).toBe('2');
+  });
+});
+
+describe('watcher with a mempool (UTXO chains)', () => {
+  /** The simulated chain plus a mempool the test fills: what a Bitcoin-family adapter reports between blocks. */
+  function withMempool() {
+    let pending: Transfer[] = [];
+    let gone: Array<{ txHash: string; outputIndex: number }> = [];
+    const adapter: ChainAdapter = {
+      ...sim,
+      async mempool(_watched, recorded) {
+        const out = {
+          transfers: pending,
+          gone: gone.filter((g) => recorded.some((r) => r.txHash === g.txHash)),
+        };
+        pending = [];
+        gone = [];
+        return out;
+      },
+    };
+    const w = createWatcher({
+      db: t.database.db,
+      clock,
+      adapter,
+      payments: t.services.payments,
+      lateWatchDays: 7,
+    });
+    return {
+      w,
+      seen: (transfer: Transfer) => {
+        pending.push(transfer);
+      },
+      drop: (txHash: string) => {
+        gone.push({ txHash, outputIndex: 0 });
+      },
+    };
+  }
+
+  it('a mempool payment is confirming at once and honoured when its block comes after the window', async () => {
+    const { w, seen } = withMempool();
+    const p = await createPayment('0.02', { expires_in: 60 });
+    const sent = await sim.sendDeposit({ to: p.address, asset: 'ETH', amount: wei('0.02') });
+    seen({
+      txHash: sent.txHash,
+      outputIndex: sent.outputIndex,
+      to: p.address,
+      asset: 'ETH',
+      amount: wei('0.02'),
+    });
+    await w.poll();
+    let view = await payment(p.payment_id);
+    expect(view.status).toBe('confirming');
+    expect(view.deposits).toMatchObject([{ state: 'mempool', block_number: null, confirmations: 0 }]);
+    // The window ends before the block: still confirming (first seen in time).
+    clock.advance(61_000);
+    await t.services.payments.expireDue(clock.now());
+    expect((await payment(p.payment_id)).status).toBe('confirming');
+    await advance(CONFIRMATIONS, w);
+    view = await payment(p.payment_id);
+    expect(view.status).toBe('completed');
+    expect(view.deposits).toMatchObject([{ tx_hash: sent.txHash, state: 'final' }]);
+    expect((await eventsOf(p.payment_id)).map((e) => e.type)).toEqual(['payment.confirmed']);
+  });
+
+  it('a mempool payment replaced or double-spent stops counting at once: back to pending, expired after the window', async () => {
+    const { w, seen, drop } = withMempool();
+    const p = await createPayment('0.03', { expires_in: 60 });
+    const txHash = `0x${'ab'.repeat(32)}`;
+    seen({ txHash, outputIndex: 0, to: p.address, asset: 'ETH', amount: wei('0.03') });
+    await w.poll();
+    expect((await payment(p.payment_id)).status).toBe('confirming');
+    drop(txHash);
+    await w.poll();
+    const view = await payment(p.payment_id);
+    expect(view.status).toBe('pending');
+    expect(view.deposits).toMatchObject([{ tx_hash: txHash, state: 'reverted' }]);
+    clock.advance(61_000);
+    await t.services.payments.expireDue(clock.now());
+    expect((await payment(p.payment_id)).status).toBe('expired');
+    expect((await eventsOf(p.payment_id)).map((e) => e.type)).toEqual(['payment.expired']);
   });
 });

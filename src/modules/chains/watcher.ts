@@ -133,9 +133,43 @@ export function createWatcher(deps: WatcherDeps) {
         seenAt: now,
         finalAt: null,
         revertedAt: null,
+        mempoolSeenAt: null,
       });
     }
     return rows;
+  }
+
+  /**
+   * UTXO chains: transfers waiting in the node's mempool are recorded as `mempool` deposits (the payment shows
+   * `confirming` at once), and recorded ones whose transaction left the mempool without a block (replaced, conflicted,
+   * evicted) are reverted, in one transaction with the state changes they cause. Runs after the new blocks were
+   * scanned, so a transaction that just reached a block is `seen` there, not gone.
+   */
+  async function pollMempool(now: Date): Promise<{ deposits: number; transitions: number; events: number }> {
+    if (adapter.mempool === undefined) return { deposits: 0, transitions: 0, events: 0 };
+    const recorded = await repo.mempoolDeposits(db, chain, isTest);
+    const changes = await adapter.mempool(watchedKeys, recorded);
+    const rows: DepositRow[] = [];
+    for (const row of depositRows(
+      { number: -1, hash: '', parentHash: '', timestamp: now },
+      changes.transfers,
+      now,
+    )) {
+      rows.push({ ...row, state: 'mempool', mempoolSeenAt: now });
+    }
+    if (rows.length === 0 && changes.gone.length === 0) return { deposits: 0, transitions: 0, events: 0 };
+    for (const gone of changes.gone) {
+      deps.logger?.warn(
+        { chain, isTest, txHash: gone.txHash, outputIndex: gone.outputIndex },
+        'mempool deposit gone without a block (replaced, conflicted or evicted): it no longer counts',
+      );
+    }
+    return db.transaction(async (tx) => {
+      const touched = await repo.upsertDeposits(tx, rows);
+      const reverted = await repo.revertMempoolDeposits(tx, chain, isTest, changes.gone, now);
+      const settled = await deps.payments.settle(tx, [...touched, ...reverted], now);
+      return { deposits: touched.length, ...settled };
+    });
   }
 
   /** Records a run of consecutive blocks, their deposits, the cursor, finality and state changes: one transaction. */
@@ -295,6 +329,12 @@ export function createWatcher(deps: WatcherDeps) {
           await repo.pruneBlocksBelow(db, chain, isTest, newest.number - window);
         }
         cursor = await repo.cursor(db, chain, isTest);
+      }
+      if (result.blocks < maxPerPoll) {
+        const mempool = await pollMempool(clock.now());
+        result.deposits += mempool.deposits;
+        result.transitions += mempool.transitions;
+        result.events += mempool.events;
       }
       return result;
     },

@@ -100,7 +100,7 @@ export const paymentSchema = z
   .meta({ id: 'Payment' });
 export type PaymentView = z.infer<typeof paymentSchema>;
 
-const depositStates = ['seen', 'final', 'reverted'] as const;
+const depositStates = ['mempool', 'seen', 'final', 'reverted'] as const;
 
 const depositSchema = z
   .object({
@@ -112,12 +112,13 @@ const depositSchema = z
       .describe('Output (UTXO chains) or log index (account chains) in the transaction.'),
     asset: z.string(),
     amount_native: z.string(),
-    block_number: z.number().int(),
-    block_hash: z.string(),
+    block_number: z.number().int().nullable().describe('Null while the transaction waits in the mempool.'),
+    block_hash: z.string().nullable().describe('Null while the transaction waits in the mempool.'),
     state: z
       .enum(depositStates)
       .describe(
-        '`seen` (in a block, not final yet), `final`, or `reverted` (its block was reorganised away).',
+        '`mempool` (UTXO chains: broadcast, not in a block yet), `seen` (in a block, not final yet), `final`, or ' +
+          '`reverted` (its block was reorganised away, or its transaction was replaced or double-spent).',
       ),
     confirmations: z.number().int(),
     confirmations_required: z.number().int(),

@@ -91,10 +91,11 @@ export function createPaymentViews(deps: PaymentViewsDeps) {
       const network = networkOf(chain, row.isTest);
       const depositViews: DepositView[] = depositRows.map((deposit) => {
         const decimals = getAsset(chain, deposit.asset)?.decimals ?? asset.decimals;
+        const inMempool = deposit.state === 'mempool';
         const confirmations =
           deposit.state === 'final'
             ? required
-            : deposit.state === 'reverted' || height === undefined
+            : deposit.state === 'reverted' || inMempool || height === undefined
               ? 0
               : Math.max(0, Math.min(required, height - deposit.blockNumber + 1));
         return {
@@ -103,8 +104,8 @@ export function createPaymentViews(deps: PaymentViewsDeps) {
           output_index: deposit.outputIndex,
           asset: deposit.asset,
           amount_native: fromBaseUnits(BigInt(deposit.amount), decimals),
-          block_number: deposit.blockNumber,
-          block_hash: deposit.blockHash,
+          block_number: inMempool ? null : deposit.blockNumber,
+          block_hash: inMempool ? null : deposit.blockHash,
           state: deposit.state as DepositView['state'],
           confirmations,
           confirmations_required: required,

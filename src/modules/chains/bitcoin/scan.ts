@@ -91,6 +91,8 @@ export interface MempoolWatcher {
   poll(watched: ReadonlySet<string>): Promise<MempoolChanges>;
   /** Transactions known to be in the mempool at the last poll. */
   size(): number;
+  /** Their txids. */
+  known(): ReadonlySet<string>;
 }
 
 /** Rounds of `getrawtransaction` at once: enough to keep the node busy, few enough not to queue behind its 4 threads. */
@@ -133,5 +135,6 @@ export function createMempoolWatcher(rpc: BitcoinRpc): MempoolWatcher {
       return { added, removed };
     },
     size: () => known.size,
+    known: () => known,
   };
 }

@@ -95,6 +95,7 @@ export function statusTone(status: string | null): Tone {
     case 'reverted':
       return 'bad';
     case 'confirming':
+    case 'mempool':
     case 'seen':
     case 'in_flight':
     case 'delivering':

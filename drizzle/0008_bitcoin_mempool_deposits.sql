@@ -1,0 +1,2 @@
+ALTER TABLE "deposits" ADD COLUMN "mempool_seen_at" timestamp with time zone;--> statement-breakpoint
+CREATE INDEX "deposits_mempool_idx" ON "deposits" USING btree ("chain","is_test") WHERE state = 'mempool';

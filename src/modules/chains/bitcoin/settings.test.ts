@@ -1,0 +1,78 @@
+import { describe, expect, it } from 'vitest';
+import { parseBitcoinChainSettings } from './settings.ts';
+
+describe('Bitcoin-family chain settings from the environment', () => {
+  it('reads live and test-network nodes per chain, with failover URLs and documented defaults', () => {
+    const chains = parseBitcoinChainSettings({
+      SVC_CHAIN_BITCOIN_RPC_URL: 'http://u:p@10.0.0.1:8332, http://u:p@10.0.0.2:8332',
+      SVC_CHAIN_BITCOIN_MAX_FEE_RATE: '80',
+      SVC_CHAIN_BITCOIN_SWEEP_BATCH: '20',
+      SVC_TEST_CHAIN_LITECOIN_RPC_URL: 'http://127.0.0.1:19443',
+      SVC_TEST_CHAIN_LITECOIN_RPC_COOKIE_FILE: '/var/lib/litecoind/regtest/.cookie',
+      SVC_TEST_CHAIN_LITECOIN_CONFIRMATIONS: '1',
+      SVC_TEST_CHAIN_LITECOIN_NETWORK: 'regtest',
+      SVC_TEST_CHAIN_LITECOIN_POLL_MS: '250',
+      SVC_TEST_CHAIN_LITECOIN_MAX_HEAD_AGE_SECONDS: '0',
+    });
+    expect(chains).toEqual([
+      {
+        chain: 'bitcoin',
+        isTest: false,
+        rpcUrls: ['http://u:p@10.0.0.1:8332', 'http://u:p@10.0.0.2:8332'],
+        cookieFile: undefined,
+        network: undefined,
+        confirmations: undefined,
+        pollIntervalMs: 1000,
+        minFeeRate: 1n,
+        maxFeeRate: 80n,
+        feeTargetBlocks: 6,
+        sweepBatch: 20,
+        sweepMaxAgeSeconds: 21_600,
+        sweepBumpAfterSeconds: 3600,
+        maxHeadAgeSeconds: undefined,
+      },
+      {
+        chain: 'litecoin',
+        isTest: true,
+        rpcUrls: ['http://127.0.0.1:19443'],
+        cookieFile: '/var/lib/litecoind/regtest/.cookie',
+        network: 'regtest',
+        confirmations: 1,
+        pollIntervalMs: 250,
+        minFeeRate: 1n,
+        maxFeeRate: 50n,
+        feeTargetBlocks: 6,
+        sweepBatch: 50,
+        sweepMaxAgeSeconds: 21_600,
+        sweepBumpAfterSeconds: 900,
+        maxHeadAgeSeconds: 0,
+      },
+    ]);
+    expect(parseBitcoinChainSettings({})).toEqual([]);
+  });
+
+  it('names the variable that is wrong, and never prints credentials', () => {
+    expect(() => parseBitcoinChainSettings({ SVC_CHAIN_LITECOIN_RPC_URL: 'ftp://u:secret@h' })).toThrow(
+      /^SVC_CHAIN_LITECOIN_RPC_URL: .* is not an http/,
+    );
+    expect(() => parseBitcoinChainSettings({ SVC_CHAIN_LITECOIN_RPC_URL: 'ftp://u:secret@h' })).not.toThrow(
+      /secret/,
+    );
+    expect(() => parseBitcoinChainSettings({ SVC_CHAIN_BITCOIN_RPC_URL: 'http://10.0.0.1:8332' })).toThrow(
+      /SVC_CHAIN_BITCOIN_RPC_URL: .* has no user:password and SVC_CHAIN_BITCOIN_RPC_COOKIE_FILE is not set/,
+    );
+    expect(() =>
+      parseBitcoinChainSettings({
+        SVC_CHAIN_BITCOIN_RPC_URL: 'http://u:p@h:1',
+        SVC_CHAIN_BITCOIN_CONFIRMATIONS: '0',
+      }),
+    ).toThrow(/SVC_CHAIN_BITCOIN_CONFIRMATIONS: must be a whole number from 1/);
+    expect(() =>
+      parseBitcoinChainSettings({
+        SVC_CHAIN_BITCOIN_RPC_URL: 'http://u:p@h:1',
+        SVC_CHAIN_BITCOIN_MIN_FEE_RATE: '20',
+        SVC_CHAIN_BITCOIN_MAX_FEE_RATE: '10',
+      }),
+    ).toThrow(/SVC_CHAIN_BITCOIN_MAX_FEE_RATE: must not be below/);
+  });
+});

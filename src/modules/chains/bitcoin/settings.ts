@@ -1,0 +1,148 @@
+import { type ChainId, chains } from '../registry.ts';
+import { redactUrl } from '../rpc-url.ts';
+
+/**
+ * The environment of the Bitcoin-family chains (bitcoin, litecoin). Per chain (NAME = BITCOIN or LITECOIN), for live
+ * mode `SVC_CHAIN_<NAME>_…` and for test mode on a real test network (testnet, signet or regtest)
+ * `SVC_TEST_CHAIN_<NAME>_…`:
+ * - `RPC_URL`           one or more JSON-RPC URLs of Bitcoin Core (or Litecoin Core), comma-separated, with
+ *                       `user:password@` or with `RPC_COOKIE_FILE`; the first that answers is used, the others are
+ *                       failovers. Live mode on the chain is on only when this is set (and SVC_MNEMONIC); test mode
+ *                       uses the simulator unless its test variable is set. The node's own wallet is never used.
+ * - `RPC_COOKIE_FILE`   the node's `.cookie` file (`<datadir>/.cookie`, `<datadir>/regtest/.cookie`, …) for URLs
+ *                       without credentials; read again when the node rewrites it (after a 401).
+ * - `NETWORK`           the network the node must be on: `main`, `test`, `signet` or `regtest` (its `getblockchaininfo`
+ *                       chain). Default: live mode `main`; test mode any of test, signet, regtest. Setting it for live
+ *                       mode lets a local regtest node stand in for mainnet (end-to-end tests); addresses keep the
+ *                       mode's spelling (bc/ltc live, tb/tltc test), the output scripts are the same on every network.
+ * - `CONFIRMATIONS`     blocks a deposit needs (its own counts as 1); default SVC_CONFIRMATIONS, else the registry's
+ *                       (bitcoin 2, litecoin 6).
+ * - `POLL_MS`           how often the node's tip and mempool are polled (default 1000: a payment shows `confirming`
+ *                       within about a second of reaching the node's mempool).
+ * - `MIN_FEE_RATE`      sat/vB floor of a sweep's fee rate (default 1; the node's mempool minimum is applied too).
+ * - `MAX_FEE_RATE`      sat/vB cap: while `estimatesmartfee` asks for more, sweeps wait (default bitcoin 200,
+ *                       litecoin 50).
+ * - `FEE_TARGET_BLOCKS` the confirmation target given to `estimatesmartfee` (default 6).
+ * - `SWEEP_BATCH`       final deposits that make a batched sweep go out at once (default 50).
+ * - `SWEEP_MAX_AGE_SECONDS` a smaller batch goes out once its oldest deposit has waited this long (default 21600, 6 h).
+ * - `SWEEP_BUMP_AFTER_SECONDS` a sweep unconfirmed this long is replaced (BIP125) by one with the same inputs and a
+ *                       higher fee (default 6 block times: bitcoin 3600, litecoin 900).
+ * - `MAX_HEAD_AGE_SECONDS` /readyz reports the node as lagging when its best block is older (default 10 block times,
+ *                       at least 60 s; 0 turns it off, e.g. on regtest).
+ * Shared: SVC_BITCOIN_RPC_TIMEOUT_MS (default 10000), SVC_BITCOIN_RPC_RETRIES (rounds over every URL, default 3).
+ */
+
+export type BitcoinFamilyChain = 'bitcoin' | 'litecoin';
+
+export interface BitcoinChainSettings {
+  chain: BitcoinFamilyChain;
+  isTest: boolean;
+  rpcUrls: string[];
+  cookieFile: string | undefined;
+  /** The node's network (getblockchaininfo `chain`) required; undefined: `main` live, test/signet/regtest in test mode. */
+  network: 'main' | 'test' | 'signet' | 'regtest' | undefined;
+  /** Overrides SVC_CONFIRMATIONS / the registry for this chain and mode. */
+  confirmations: number | undefined;
+  pollIntervalMs: number;
+  /** Base units (sat) per virtual byte. */
+  minFeeRate: bigint;
+  maxFeeRate: bigint;
+  feeTargetBlocks: number;
+  sweepBatch: number;
+  sweepMaxAgeSeconds: number;
+  sweepBumpAfterSeconds: number;
+  maxHeadAgeSeconds: number | undefined;
+}
+
+export interface BitcoinSettings {
+  chains: BitcoinChainSettings[];
+  rpcTimeoutMs: number;
+  rpcRetries: number;
+}
+
+const DEFAULT_MAX_FEE_RATE: Record<BitcoinFamilyChain, bigint> = { bitcoin: 200n, litecoin: 50n };
+
+function wholeNumber(prefix: string, name: string, text: string, min: number, max: number): number {
+  if (!/^\d{1,9}$/.test(text) || Number(text) < min || Number(text) > max) {
+    throw new Error(`${prefix}${name}: must be a whole number from ${min} to ${max}`);
+  }
+  return Number(text);
+}
+
+/** Reads every SVC_CHAIN_* / SVC_TEST_CHAIN_* variable of the Bitcoin-family chains; throws an Error naming the variable. */
+export function parseBitcoinChainSettings(env: Record<string, string | undefined>): BitcoinChainSettings[] {
+  const out: BitcoinChainSettings[] = [];
+  for (const info of chains) {
+    if (info.family !== 'bitcoin') continue;
+    const chain = info.id as BitcoinFamilyChain & ChainId;
+    for (const isTest of [false, true]) {
+      const prefix = `${isTest ? 'SVC_TEST_CHAIN' : 'SVC_CHAIN'}_${chain.toUpperCase()}_`;
+      const get = (name: string): string | undefined => {
+        const value = env[`${prefix}${name}`]?.trim();
+        return value === undefined || value === '' ? undefined : value;
+      };
+      const urlText = get('RPC_URL');
+      if (urlText === undefined) continue;
+      const rpcUrls = urlText
+        .split(',')
+        .map((url) => url.trim())
+        .filter((url) => url !== '');
+      for (const url of rpcUrls) {
+        if (!/^https?:\/\/[^\s]+$/.test(url)) {
+          throw new Error(`${prefix}RPC_URL: "${redactUrl(url)}" is not an http:// or https:// URL`);
+        }
+      }
+      const cookieFile = get('RPC_COOKIE_FILE');
+      if (cookieFile === undefined) {
+        const bare = rpcUrls.find((url) => !/^https?:\/\/[^/@\s]+:[^/@\s]*@/.test(url));
+        if (bare !== undefined) {
+          throw new Error(
+            `${prefix}RPC_URL: "${redactUrl(bare)}" has no user:password and ${prefix}RPC_COOKIE_FILE is not set`,
+          );
+        }
+      }
+      const number = (name: string, fallback: number, min: number, max: number): number => {
+        const text = get(name);
+        return text === undefined ? fallback : wholeNumber(prefix, name, text, min, max);
+      };
+      const network = get('NETWORK');
+      if (network !== undefined && !['main', 'test', 'signet', 'regtest'].includes(network)) {
+        throw new Error(`${prefix}NETWORK: must be main, test, signet or regtest`);
+      }
+      if (network === 'signet' && chain === 'litecoin')
+        throw new Error(`${prefix}NETWORK: Litecoin has no signet`);
+      const confirmationsText = get('CONFIRMATIONS');
+      const headAgeText = get('MAX_HEAD_AGE_SECONDS');
+      const minFeeRate = BigInt(number('MIN_FEE_RATE', 1, 1, 100_000));
+      const maxFeeRate = BigInt(number('MAX_FEE_RATE', Number(DEFAULT_MAX_FEE_RATE[chain]), 1, 100_000));
+      if (maxFeeRate < minFeeRate) {
+        throw new Error(
+          `${prefix}MAX_FEE_RATE: must not be below ${prefix}MIN_FEE_RATE (${minFeeRate} sat/vB)`,
+        );
+      }
+      out.push({
+        chain,
+        isTest,
+        rpcUrls,
+        cookieFile,
+        network: network as BitcoinChainSettings['network'],
+        confirmations:
+          confirmationsText === undefined
+            ? undefined
+            : wholeNumber(prefix, 'CONFIRMATIONS', confirmationsText, 1, 10_000),
+        pollIntervalMs: number('POLL_MS', 1000, 50, 600_000),
+        minFeeRate,
+        maxFeeRate,
+        feeTargetBlocks: number('FEE_TARGET_BLOCKS', 6, 1, 1008),
+        sweepBatch: number('SWEEP_BATCH', 50, 1, 1000),
+        sweepMaxAgeSeconds: number('SWEEP_MAX_AGE_SECONDS', 21_600, 0, 30 * 86_400),
+        sweepBumpAfterSeconds: number('SWEEP_BUMP_AFTER_SECONDS', 6 * info.blockTimeSeconds, 1, 30 * 86_400),
+        maxHeadAgeSeconds:
+          headAgeText === undefined
+            ? undefined
+            : wholeNumber(prefix, 'MAX_HEAD_AGE_SECONDS', headAgeText, 0, 30 * 86_400),
+      });
+    }
+  }
+  return out;
+}

@@ -1,0 +1,35 @@
+import { addressToScript, type BitcoinNetwork } from './network.ts';
+
+/**
+ * The watched deposit addresses as output scripts. The watcher hands over address keys (lower-case bech32 in svc's
+ * spelling); each is turned into its script once and remembered both ways, so a poll with 100,000 watched addresses
+ * costs map lookups, not bech32 decoding. An address that is not a segwit address of the network is skipped (and
+ * remembered as such): it cannot be a deposit address of this chain.
+ */
+export function createWatchedScripts(network: BitcoinNetwork) {
+  const scriptOfKey = new Map<string, string | null>();
+  const keyOfScript = new Map<string, string>();
+  return {
+    scriptsOf(watched: ReadonlySet<string>): Set<string> {
+      const out = new Set<string>();
+      for (const key of watched) {
+        let script = scriptOfKey.get(key);
+        if (script === undefined) {
+          try {
+            script = addressToScript(network, key);
+            keyOfScript.set(script, key);
+          } catch {
+            script = null;
+          }
+          scriptOfKey.set(key, script);
+        }
+        if (script !== null) out.add(script);
+      }
+      return out;
+    },
+    /** The watched address key of a script seen in `scriptsOf`. */
+    addressOf(script: string): string | undefined {
+      return keyOfScript.get(script);
+    },
+  };
+}
