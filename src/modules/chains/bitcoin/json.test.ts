@@ -29,6 +29,14 @@ describe('parseJsonKeepingDecimals', () => {
       error: null,
     });
   });
+
+  it('tells an escaped quote from a quote after an escaped backslash', () => {
+    // "a\\" ends after the two backslashes; "b\\\"2.5" holds an escaped quote and goes on.
+    const text = '{"x":"a\\\\","y":2.50,"z":"b\\\\\\"2.5","w":[1,-3E2]}';
+    expect(parseJsonKeepingDecimals(text)).toEqual({ x: 'a\\', y: '2.50', z: 'b\\"2.5', w: [1, '-3E2'] });
+    expect(parseJsonKeepingDecimals('[1,2,3]')).toEqual([1, 2, 3]);
+    expect(() => parseJsonKeepingDecimals('{"open":"no end')).toThrow(SyntaxError);
+  });
 });
 
 describe('coinsToBaseUnits', () => {

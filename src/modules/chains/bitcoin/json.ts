@@ -6,13 +6,51 @@
  *
  * Why not JSON.parse's reviver with the source text: `context.source` is not in Node 20.
  */
-// A string (the unrolled form: runs of plain characters between escapes, fast on long hex), or a number with a
-// fraction or an exponent. Integers never match: the regex moves past their digits without a callback.
-const TOKENS = /"[^"\\]*(?:\\.[^"\\]*)*"|-?\d+(?:\.\d+(?:[eE][+-]?\d+)?|[eE][+-]?\d+)/g;
-
+/**
+ * One pass over the text: a string is skipped in one jump to its closing quote (indexOf, native: a block's text is
+ * mostly long hex strings), and a number with a fraction or an exponent outside strings is put in quotes. A regex
+ * with a callback for every string token took about five times as long on a 2,000-transaction block.
+ */
 export function parseJsonKeepingDecimals(text: string): unknown {
-  const quoted = text.replace(TOKENS, (token) => (token.charCodeAt(0) === 34 ? token : `"${token}"`));
-  return JSON.parse(quoted);
+  const parts: string[] = [];
+  let copied = 0;
+  let i = 0;
+  const length = text.length;
+  while (i < length) {
+    const c = text.charCodeAt(i);
+    if (c === 34 /* " */) {
+      let end = text.indexOf('"', i + 1);
+      // A quote after an odd number of backslashes is inside the string.
+      while (end !== -1 && escaped(text, end)) end = text.indexOf('"', end + 1);
+      if (end === -1) break; // unterminated: JSON.parse says so
+      i = end + 1;
+    } else if (c === 45 /* - */ || (c >= 48 && c <= 57)) {
+      const start = i;
+      let decimal = false;
+      i += 1;
+      for (; i < length; i++) {
+        const d = text.charCodeAt(i);
+        if (d >= 48 && d <= 57) continue;
+        if (d === 46 /* . */ || d === 101 /* e */ || d === 69 /* E */) decimal = true;
+        else if (d !== 43 /* + */ && d !== 45 /* - */) break;
+      }
+      if (decimal) {
+        parts.push(text.slice(copied, start), '"', text.slice(start, i), '"');
+        copied = i;
+      }
+    } else {
+      i += 1;
+    }
+  }
+  if (parts.length === 0) return JSON.parse(text);
+  parts.push(text.slice(copied));
+  return JSON.parse(parts.join(''));
+}
+
+function escaped(text: string, quote: number): boolean {
+  let backslashes = 0;
+  for (let at = quote - 1; text.charCodeAt(at) === 92 /* \\ */; at--) backslashes += 1;
+  return backslashes % 2 === 1;
 }
 
 /**

@@ -1,5 +1,6 @@
 import { coinsToBaseUnits } from './json.ts';
 import { type BitcoinRpc, BitcoinRpcError } from './rpc.ts';
+import type { WatchedScriptSet } from './watched.ts';
 
 /**
  * Detection on a Bitcoin-family chain: by output script, never by address string (one script has several spellings).
@@ -47,7 +48,7 @@ export interface UtxoTransfer {
  * The outputs of one transaction that pay a watched script. Scripts are compared as lower-case hex: what the node
  * writes and what network.ts's addressToScript gives.
  */
-function transactionTransfers(tx: RpcTx, watched: ReadonlySet<string>): UtxoTransfer[] {
+function transactionTransfers(tx: RpcTx, watched: WatchedScriptSet): UtxoTransfer[] {
   const transfers: UtxoTransfer[] = [];
   const coinbase = tx.vin.length === 1 && tx.vin[0]?.coinbase !== undefined;
   for (const output of tx.vout) {
@@ -65,7 +66,7 @@ function transactionTransfers(tx: RpcTx, watched: ReadonlySet<string>): UtxoTran
 }
 
 /** The transfers to watched scripts in a block, in block order. */
-export function blockTransfers(block: RpcBlock, watched: ReadonlySet<string>): UtxoTransfer[] {
+export function blockTransfers(block: RpcBlock, watched: WatchedScriptSet): UtxoTransfer[] {
   const transfers: UtxoTransfer[] = [];
   for (const tx of block.tx) transfers.push(...transactionTransfers(tx, watched));
   return transfers;
@@ -88,7 +89,7 @@ interface MempoolChanges {
 
 export interface MempoolWatcher {
   /** Diffs `getrawmempool` against the previous poll and decodes only the new transactions. */
-  poll(watched: ReadonlySet<string>): Promise<MempoolChanges>;
+  poll(watched: WatchedScriptSet): Promise<MempoolChanges>;
   /** Transactions known to be in the mempool at the last poll. */
   size(): number;
   /** Their txids. */
