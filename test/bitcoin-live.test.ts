@@ -3,6 +3,8 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { hexToBytes } from '@noble/hashes/utils.js';
+import { Transaction } from '@scure/btc-signer';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { coinsToBaseUnits } from '../src/modules/chains/bitcoin/json.ts';
 import { addressToScript, BITCOIN_NETWORKS, scriptToAddress } from '../src/modules/chains/bitcoin/network.ts';
@@ -258,11 +260,14 @@ describe.skipIf(!runLitecoindTests)(
       ]);
       let total = 0n;
       for (const vin of tx.vin) {
-        const prev = await node.rpc<{ vout: Array<{ value: number }> }>('getrawtransaction', [
-          vin.txid,
-          true,
-        ]);
-        total += BigInt(Math.round((prev.vout[vin.vout]?.value ?? 0) * 1e8));
+        // The amount from the raw transaction's bytes: the node's JSON would give it as a float.
+        const prev = Transaction.fromRaw(
+          hexToBytes(await node.rpc<string>('getrawtransaction', [vin.txid, false])),
+          {
+            allowUnknownOutputs: true,
+          },
+        );
+        total += prev.getOutput(vin.vout).amount ?? 0n;
       }
       const back = await node.rpc<string>('getnewaddress', ['', 'bech32'], { wallet: node.wallet });
       const keep = total - 200_000n;
