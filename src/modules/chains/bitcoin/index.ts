@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import { pino } from 'pino';
 import type { DepositSigningKeys } from '../derivation-check.ts';
+import { liveNodeWithoutSeed } from '../node-env.ts';
 import { type ChainId, getChain, requiredConfirmations } from '../registry.ts';
 import { type BitcoinAdapter, createBitcoinAdapter } from './adapter.ts';
 import type { BitcoinSettings } from './settings.ts';
@@ -29,13 +30,7 @@ export function createBitcoinAdapters(deps: {
   for (const settings of config.bitcoin.chains) {
     const info = getChain(settings.chain);
     if (info === undefined) continue;
-    if (!settings.isTest && config.liveMnemonic === undefined) {
-      logger.warn(
-        { chain: settings.chain },
-        'RPC URL set but SVC_MNEMONIC is not: live payments on this chain are off',
-      );
-      continue;
-    }
+    if (liveNodeWithoutSeed(settings, config.liveMnemonic, logger)) continue;
     adapters.push(
       createBitcoinAdapter({
         settings,

@@ -1,3 +1,4 @@
+import { chainNodeEnv } from '../node-env.ts';
 import { type ChainId, chains } from '../registry.ts';
 import { redactUrl } from '../rpc-url.ts';
 
@@ -76,22 +77,9 @@ export function parseBitcoinChainSettings(env: Record<string, string | undefined
     if (info.family !== 'bitcoin') continue;
     const chain = info.id as BitcoinFamilyChain & ChainId;
     for (const isTest of [false, true]) {
-      const prefix = `${isTest ? 'SVC_TEST_CHAIN' : 'SVC_CHAIN'}_${chain.toUpperCase()}_`;
-      const get = (name: string): string | undefined => {
-        const value = env[`${prefix}${name}`]?.trim();
-        return value === undefined || value === '' ? undefined : value;
-      };
-      const urlText = get('RPC_URL');
-      if (urlText === undefined) continue;
-      const rpcUrls = urlText
-        .split(',')
-        .map((url) => url.trim())
-        .filter((url) => url !== '');
-      for (const url of rpcUrls) {
-        if (!/^https?:\/\/[^\s]+$/.test(url)) {
-          throw new Error(`${prefix}RPC_URL: "${redactUrl(url)}" is not an http:// or https:// URL`);
-        }
-      }
+      const node = chainNodeEnv(env, chain, isTest);
+      if (node === undefined) continue;
+      const { prefix, get, rpcUrls } = node;
       const cookieFile = get('RPC_COOKIE_FILE');
       if (cookieFile === undefined) {
         const bare = rpcUrls.find((url) => !/^https?:\/\/[^/@\s]+:[^/@\s]*@/.test(url));

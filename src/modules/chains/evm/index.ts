@@ -3,6 +3,7 @@ import { pino } from 'pino';
 import type { Db } from '../../../db/client.ts';
 import type { AddressDeriver } from '../derivation.ts';
 import type { DepositSigningKeys } from '../derivation-check.ts';
+import { liveNodeWithoutSeed } from '../node-env.ts';
 import { type ChainId, getChain, requiredConfirmations } from '../registry.ts';
 import { createEvmAdapter, type EvmAdapter } from './adapter.ts';
 import type { EvmSettings } from './settings.ts';
@@ -34,13 +35,7 @@ export function createEvmAdapters(deps: {
   for (const settings of config.evm.chains) {
     const info = getChain(settings.chain);
     if (info === undefined) continue;
-    if (!settings.isTest && config.liveMnemonic === undefined) {
-      logger.warn(
-        { chain: settings.chain },
-        'RPC URL set but SVC_MNEMONIC is not: live payments on this chain are off',
-      );
-      continue;
-    }
+    if (liveNodeWithoutSeed(settings, config.liveMnemonic, logger)) continue;
     adapters.push(
       createEvmAdapter({
         db: deps.db,

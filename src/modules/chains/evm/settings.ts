@@ -1,5 +1,5 @@
+import { chainNodeEnv } from '../node-env.ts';
 import { type ChainId, chains } from '../registry.ts';
-import { redactUrl } from '../rpc-url.ts';
 
 /**
  * The environment of the EVM chains. Per chain (NAME = the chain id upper-cased: ETHEREUM, BASE, POLYGON, ARBITRUM,
@@ -55,32 +55,15 @@ export interface EvmSettings {
 
 const L2S = new Set<ChainId>(['base', 'optimism', 'arbitrum']);
 
-function envName(chain: ChainId): string {
-  return chain.toUpperCase();
-}
-
 /** Reads every SVC_CHAIN_* / SVC_TEST_CHAIN_* variable of the EVM chains; throws an Error naming the variable. */
 export function parseEvmChainSettings(env: Record<string, string | undefined>): EvmChainSettings[] {
   const out: EvmChainSettings[] = [];
   for (const chain of chains) {
     if (chain.family !== 'evm') continue;
     for (const isTest of [false, true]) {
-      const prefix = `${isTest ? 'SVC_TEST_CHAIN' : 'SVC_CHAIN'}_${envName(chain.id)}_`;
-      const get = (name: string): string | undefined => {
-        const value = env[`${prefix}${name}`]?.trim();
-        return value === undefined || value === '' ? undefined : value;
-      };
-      const urlText = get('RPC_URL');
-      if (urlText === undefined) continue;
-      const rpcUrls = urlText
-        .split(',')
-        .map((url) => url.trim())
-        .filter((url) => url !== '');
-      for (const url of rpcUrls) {
-        if (!/^https?:\/\/[^\s]+$/.test(url)) {
-          throw new Error(`${prefix}RPC_URL: "${redactUrl(url)}" is not an http:// or https:// URL`);
-        }
-      }
+      const node = chainNodeEnv(env, chain.id, isTest);
+      if (node === undefined) continue;
+      const { prefix, get, rpcUrls } = node;
       const gasKey = get('GAS_KEY');
       if (gasKey !== undefined && !/^0x[0-9a-fA-F]{64}$/.test(gasKey)) {
         throw new Error(`${prefix}GAS_KEY: must be a 0x-prefixed 32-byte hex private key`);
