@@ -1,8 +1,4 @@
-import { type ChildProcess, spawn } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import type { ChildProcess } from 'node:child_process';
 import { hexToBytes } from '@noble/hashes/utils.js';
 import { Transaction } from '@scure/btc-signer';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -16,6 +12,7 @@ import {
   startLitecoind,
 } from './support/litecoind.ts';
 import { freePort } from './support/net.ts';
+import { startServe } from './support/program.ts';
 import { createIsolatedDatabase, waitFor } from './support/webhooks.ts';
 
 /**
@@ -67,7 +64,7 @@ describe.skipIf(!runLitecoindTests)(
     let node: Litecoind;
     let program: ChildProcess;
     let base = '';
-    let output = '';
+    let output = (): string => '';
     let drop: () => Promise<void> = async () => {};
     /** Created first, so that their 60-second windows run out while the other cases run. */
     let expiring: { key: string; inTime: Payment; unpaid: Payment; txid: string; raw: string };
@@ -79,18 +76,11 @@ describe.skipIf(!runLitecoindTests)(
       drop = isolated.drop;
       const port = await freePort();
       base = `http://127.0.0.1:${port}`;
-      program = spawn('node_modules/.bin/tsx', ['src/main.ts', 'serve'], {
-        detached: true,
-        stdio: ['ignore', 'pipe', 'pipe'],
+      const served = await startServe({
+        port,
+        dataDirPrefix: 'svc-btc-live-',
         env: {
-          PATH: process.env.PATH,
-          NODE_ENV: 'production',
-          PORT: String(port),
-          HOST: '127.0.0.1',
           ...(isolated.url === undefined ? {} : { DATABASE_URL: isolated.url, SVC_SIGNUP: 'open' }),
-          SVC_DATA_DIR: mkdtempSync(join(tmpdir(), 'svc-btc-live-')),
-          SVC_MASTER_KEY: randomBytes(32).toString('base64'),
-          SVC_JWT_SECRET: randomBytes(32).toString('hex'),
           SVC_TEST_MNEMONIC: testMnemonic,
           SVC_MNEMONIC: LIVE_MNEMONIC,
           SVC_CHAIN_LITECOIN_RPC_URL: node.urlWithAuth,
@@ -112,19 +102,8 @@ describe.skipIf(!runLitecoindTests)(
           LOG_LEVEL: 'info',
         },
       });
-      program.stdout?.on('data', (chunk: Buffer) => {
-        output += chunk.toString('utf8');
-      });
-      program.stderr?.on('data', (chunk: Buffer) => {
-        output += chunk.toString('utf8');
-      });
-      await waitFor(
-        'the program to answer /readyz',
-        async () => (await fetch(`${base}/readyz`).catch(() => null))?.status === 200,
-        60_000,
-      ).catch((error: unknown) => {
-        throw new Error(`${String(error)}\n${output.slice(-4000)}`);
-      });
+      program = served.process;
+      output = served.output;
       const m = await merchant();
       const inTime = await create(m.key, '0.05', 60);
       const unpaid = await create(m.key, '0.06', 60);
@@ -227,7 +206,7 @@ describe.skipIf(!runLitecoindTests)(
           timeoutMs,
         );
       } catch (error) {
-        throw new Error(`${String(error)}\nlast seen: ${JSON.stringify(last)}\n${output.slice(-3000)}`);
+        throw new Error(`${String(error)}\nlast seen: ${JSON.stringify(last)}\n${output().slice(-3000)}`);
       }
     }
 
@@ -245,7 +224,7 @@ describe.skipIf(!runLitecoindTests)(
         },
         40_000,
       ).catch((error: unknown) => {
-        throw new Error(`${String(error)}\n${output.slice(-3000)}`);
+        throw new Error(`${String(error)}\n${output().slice(-3000)}`);
       });
       expect(types(done)).toContain('payment.completed');
       expect(done.forward_tx_hash).toMatch(/^[0-9a-f]{64}$/);

@@ -1,8 +1,5 @@
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { createHmac, randomBytes } from 'node:crypto';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import type { Hex } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAddressDeriver, MAX_DERIVATION_INDEX } from '../src/modules/chains/derivation.ts';
@@ -10,6 +7,7 @@ import { type Anvil, startAnvil } from './support/anvil.ts';
 import { type EvmTestChain, setUpEvmChain } from './support/evm.ts';
 import { strongPassword, testMnemonic, uniqueEmail } from './support/harness.ts';
 import { freePort } from './support/net.ts';
+import { startServe } from './support/program.ts';
 import { startTcpProxy, type TcpProxy } from './support/tcp-proxy.ts';
 import { selfSignedCertificate } from './support/tls.ts';
 import { createIsolatedDatabase, type Receiver, startReceiver, waitFor } from './support/webhooks.ts';
@@ -66,7 +64,7 @@ describe('live EVM payments through the running program against anvil', { timeou
   let proxy: TcpProxy;
   let program: ChildProcess;
   let base = '';
-  let output = '';
+  let output = (): string => '';
   let receiver: Receiver;
   let liveReceiver: Receiver;
   let drop: () => Promise<void> = async () => {};
@@ -113,18 +111,11 @@ describe('live EVM payments through the running program against anvil', { timeou
     drop = isolated.drop;
     const port = await freePort();
     base = `http://127.0.0.1:${port}`;
-    program = spawn('node_modules/.bin/tsx', ['src/main.ts', 'serve'], {
-      detached: true,
-      stdio: ['ignore', 'pipe', 'pipe'],
+    const served = await startServe({
+      port,
+      dataDirPrefix: 'svc-evm-live-',
       env: {
-        PATH: process.env.PATH,
-        NODE_ENV: 'production',
-        PORT: String(port),
-        HOST: '127.0.0.1',
         ...(isolated.url === undefined ? {} : { DATABASE_URL: isolated.url, SVC_SIGNUP: 'open' }),
-        SVC_DATA_DIR: mkdtempSync(join(tmpdir(), 'svc-evm-live-')),
-        SVC_MASTER_KEY: randomBytes(32).toString('base64'),
-        SVC_JWT_SECRET: randomBytes(32).toString('hex'),
         SVC_TEST_MNEMONIC: testMnemonic,
         SVC_MNEMONIC: LIVE_MNEMONIC,
         SVC_CHAIN_ETHEREUM_RPC_URL: proxy.url,
@@ -146,22 +137,8 @@ describe('live EVM payments through the running program against anvil', { timeou
         LOG_LEVEL: 'info',
       },
     });
-    program.stdout?.on('data', (chunk: Buffer) => {
-      output += chunk.toString('utf8');
-    });
-    program.stderr?.on('data', (chunk: Buffer) => {
-      output += chunk.toString('utf8');
-    });
-    await waitFor(
-      'the program to answer /readyz',
-      async () => {
-        const response = await fetch(`${base}/readyz`).catch(() => null);
-        return response?.status === 200;
-      },
-      60_000,
-    ).catch((error: unknown) => {
-      throw new Error(`${String(error)}\n${output.slice(-4000)}`);
-    });
+    program = served.process;
+    output = served.output;
     const m = await merchant();
     expiring = { m, p: await create(m.liveKey, { amount: '0.01', currency: 'ETH', expires_in: 60 }) };
   }, 120_000);
@@ -258,7 +235,7 @@ describe('live EVM payments through the running program against anvil', { timeou
         timeoutMs,
       );
     } catch (error) {
-      throw new Error(`${String(error)}\nlast seen: ${JSON.stringify(last)}\n${output.slice(-3000)}`);
+      throw new Error(`${String(error)}\nlast seen: ${JSON.stringify(last)}\n${output().slice(-3000)}`);
     }
   }
 

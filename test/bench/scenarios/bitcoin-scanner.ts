@@ -1,9 +1,6 @@
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { subscribe, unsubscribe } from 'node:diagnostics_channel';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { secp256k1 } from '@noble/curves/secp256k1.js';
 import { bytesToHex, hexToBytes } from '@noble/hashes/utils.js';
 import { p2wpkh, Transaction } from '@scure/btc-signer';
@@ -26,6 +23,7 @@ import {
 import { testMnemonic } from '../../support/harness.ts';
 import { type Litecoind, RPC_PASSWORD, RPC_USER, startLitecoind } from '../../support/litecoind.ts';
 import { freePort } from '../../support/net.ts';
+import { startServe } from '../../support/program.ts';
 import { defineScenario, type Measurement, measurement } from '../lib/scenario.ts';
 import { median, round } from '../lib/stats.ts';
 
@@ -335,19 +333,12 @@ async function confirmingLatency(samples: number, log: (message: string) => void
   const port = await freePort();
   const base = `http://127.0.0.1:${port}`;
   let program: ChildProcess | undefined;
-  let output = '';
+  let output = (): string => '';
   try {
-    program = spawn('node_modules/.bin/tsx', ['src/main.ts', 'serve'], {
-      detached: true,
-      stdio: ['ignore', 'pipe', 'pipe'],
+    const served = await startServe({
+      port,
+      dataDirPrefix: 'svc-bench-btc-',
       env: {
-        PATH: process.env.PATH,
-        NODE_ENV: 'production',
-        PORT: String(port),
-        HOST: '127.0.0.1',
-        SVC_DATA_DIR: mkdtempSync(join(tmpdir(), 'svc-bench-btc-')),
-        SVC_MASTER_KEY: randomBytes(32).toString('base64'),
-        SVC_JWT_SECRET: randomBytes(32).toString('hex'),
         SVC_TEST_MNEMONIC: testMnemonic,
         SVC_MNEMONIC: LIVE_MNEMONIC,
         SVC_CHAIN_LITECOIN_RPC_URL: node.urlWithAuth,
@@ -359,21 +350,8 @@ async function confirmingLatency(samples: number, log: (message: string) => void
         LOG_LEVEL: 'warn',
       },
     });
-    program.stdout?.on('data', (chunk: Buffer) => {
-      output = (output + chunk.toString('utf8')).slice(-4000);
-    });
-    program.stderr?.on('data', (chunk: Buffer) => {
-      output = (output + chunk.toString('utf8')).slice(-4000);
-    });
-    const deadline = Date.now() + 60_000;
-    for (;;) {
-      const ok = await fetch(`${base}/readyz`)
-        .then((r) => r.status === 200)
-        .catch(() => false);
-      if (ok) break;
-      if (Date.now() > deadline) throw new Error(`program not ready:\n${output}`);
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
+    program = served.process;
+    output = served.output;
     const signup = (await (
       await fetch(`${base}/v1/auth/signup`, {
         method: 'POST',
@@ -431,7 +409,7 @@ async function confirmingLatency(samples: number, log: (message: string) => void
         };
         if (view.status === 'confirming') break;
         if (view.status !== 'pending') throw new Error(`payment went ${view.status}`);
-        if (performance.now() - broadcast > 20_000) throw new Error(`payment never confirming:\n${output}`);
+        if (performance.now() - broadcast > 20_000) throw new Error(`payment never confirming:\n${output()}`);
         await new Promise((resolve) => setTimeout(resolve, 5));
       }
       latencies.push(performance.now() - broadcast);

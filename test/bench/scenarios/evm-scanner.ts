@@ -1,8 +1,5 @@
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { pino } from 'pino';
 import { encodeDeployData, encodeFunctionData, type Hex } from 'viem';
 import { createAddressDeriver, MAX_DERIVATION_INDEX } from '../../../src/modules/chains/derivation.ts';
@@ -18,6 +15,7 @@ import { compileContracts } from '../../support/contracts.ts';
 import { tokenAbi, USDC_MAINNET } from '../../support/evm.ts';
 import { testMnemonic } from '../../support/harness.ts';
 import { freePort } from '../../support/net.ts';
+import { startServe } from '../../support/program.ts';
 import { defineScenario, type Measurement, measurement } from '../lib/scenario.ts';
 import { median, round } from '../lib/stats.ts';
 
@@ -269,7 +267,7 @@ async function confirmingLatency(samples: number, log: (message: string) => void
   const base = `http://127.0.0.1:${port}`;
   const deriver = createAddressDeriver({ testMnemonic, liveMnemonic: LIVE_MNEMONIC });
   let program: ChildProcess | undefined;
-  let output = '';
+  let output = (): string => '';
   try {
     const accounts = await anvil.rpc<Hex[]>('eth_accounts');
     const payer = accounts[0] as Hex;
@@ -281,17 +279,10 @@ async function confirmingLatency(samples: number, log: (message: string) => void
       },
     ]);
     await anvil.rpc('anvil_mine', ['0x1']);
-    program = spawn('node_modules/.bin/tsx', ['src/main.ts', 'serve'], {
-      detached: true,
-      stdio: ['ignore', 'pipe', 'pipe'],
+    const served = await startServe({
+      port,
+      dataDirPrefix: 'svc-bench-evm-',
       env: {
-        PATH: process.env.PATH,
-        NODE_ENV: 'production',
-        PORT: String(port),
-        HOST: '127.0.0.1',
-        SVC_DATA_DIR: mkdtempSync(join(tmpdir(), 'svc-bench-evm-')),
-        SVC_MASTER_KEY: randomBytes(32).toString('base64'),
-        SVC_JWT_SECRET: randomBytes(32).toString('hex'),
         SVC_TEST_MNEMONIC: testMnemonic,
         SVC_MNEMONIC: LIVE_MNEMONIC,
         SVC_CHAIN_ETHEREUM_RPC_URL: anvil.url,
@@ -304,21 +295,8 @@ async function confirmingLatency(samples: number, log: (message: string) => void
         LOG_LEVEL: 'warn',
       },
     });
-    program.stdout?.on('data', (chunk: Buffer) => {
-      output = (output + chunk.toString('utf8')).slice(-4000);
-    });
-    program.stderr?.on('data', (chunk: Buffer) => {
-      output = (output + chunk.toString('utf8')).slice(-4000);
-    });
-    const deadline = Date.now() + 60_000;
-    for (;;) {
-      const ok = await fetch(`${base}/readyz`)
-        .then((r) => r.status === 200)
-        .catch(() => false);
-      if (ok) break;
-      if (Date.now() > deadline) throw new Error(`program not ready:\n${output}`);
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
+    program = served.process;
+    output = served.output;
     const signup = (await (
       await fetch(`${base}/v1/auth/signup`, {
         method: 'POST',
@@ -369,7 +347,7 @@ async function confirmingLatency(samples: number, log: (message: string) => void
       for (;;) {
         const view = await call<{ status: string }>('GET', `/payments/${payment.payment_id}`);
         if (view.status !== 'pending') break;
-        if (performance.now() - mined > 20_000) throw new Error(`payment never left pending:\n${output}`);
+        if (performance.now() - mined > 20_000) throw new Error(`payment never left pending:\n${output()}`);
         await new Promise((resolve) => setTimeout(resolve, 5));
       }
       latencies.push(performance.now() - mined);
