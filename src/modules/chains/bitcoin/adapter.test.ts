@@ -104,7 +104,7 @@ describe.skipIf(!runLitecoindTests)('Bitcoin-family adapter against litecoind re
   it('finds payments in the mempool at once and in their block, one transfer per output', async () => {
     const a = deposit(1);
     const b = deposit(2);
-    const watched = new Set([a.address, b.address]);
+    const watched = new Set([a.address, b.address].map(adapter.addressKey));
     await adapter.mempool(watched, []); // what was already waiting
     const txid = await node.rpc<string>(
       'sendmany',
@@ -135,7 +135,7 @@ describe.skipIf(!runLitecoindTests)('Bitcoin-family adapter against litecoind re
 
   it('notices a replacement (BIP125 bumpfee) at once: the old outputs are gone, the new ones seen', async () => {
     const a = deposit(3);
-    const watched = new Set([a.address]);
+    const watched = new Set([adapter.addressKey(a.address)]);
     const first = await pay(a.regtest, '0.3');
     const seen = await adapter.mempool(watched, []);
     expect(seen.transfers.map((t) => t.txHash)).toEqual([first]);
@@ -167,10 +167,10 @@ describe.skipIf(!runLitecoindTests)('Bitcoin-family adapter against litecoind re
       amount: bigint;
       outputs: Array<{ txHash: string; outputIndex: number; amount: bigint }>;
     }> = [];
-    const watched = new Set<string>();
-    for (let index = 10; index < 16; index++) watched.add(deposit(index).address);
+    const addresses: string[] = [];
+    for (let index = 10; index < 16; index++) addresses.push(deposit(index).address);
     const dust = deposit(16);
-    watched.add(dust.address);
+    const watched = new Set([...addresses, dust.address].map(adapter.addressKey));
     for (let index = 10; index < 16; index++) {
       const d = deposit(index);
       // Two outputs to the first address: both are spent.
@@ -184,7 +184,7 @@ describe.skipIf(!runLitecoindTests)('Bitcoin-family adapter against litecoind re
     const found = await adapter.transfers(block as NonNullable<typeof block>, watched);
     expect(found).toHaveLength(8);
     for (const transfer of found) {
-      const index = transfer.to === dust.address ? 16 : 10 + [...watched].indexOf(transfer.to);
+      const index = transfer.to === dust.address ? 16 : 10 + addresses.indexOf(transfer.to);
       let input = inputs.find((i) => i.address === transfer.to);
       if (input === undefined) {
         input = { address: transfer.to, derivationIndex: index, amount: 0n, outputs: [] };
@@ -245,7 +245,7 @@ describe.skipIf(!runLitecoindTests)('Bitcoin-family adapter against litecoind re
   it('replaces a stuck sweep (BIP125) with the same inputs and a higher fee; only one version lands', async () => {
     const a = deposit(30);
     const b = deposit(31);
-    const watched = new Set([a.address, b.address]);
+    const watched = new Set([a.address, b.address].map(adapter.addressKey));
     await pay(a.regtest, '0.02');
     await pay(b.regtest, '0.03');
     const [hash] = await node.mine(1);

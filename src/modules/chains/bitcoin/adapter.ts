@@ -5,10 +5,10 @@ import { getChain } from '../registry.ts';
 import { BITCOIN_NETWORKS, type BitcoinNetwork, type BitcoinNetworkName } from './network.ts';
 import { createBitcoinNode } from './node.ts';
 import { type BitcoinRpc, BitcoinRpcError, createBitcoinRpc } from './rpc.ts';
-import { blockTransfers, createMempoolWatcher, fetchBlock } from './scan.ts';
+import { createMempoolWatcher, fetchBlockTransfers, type UtxoTransfer } from './scan.ts';
 import type { BitcoinChainSettings, BitcoinSettings } from './settings.ts';
 import { createBitcoinSweeper } from './sweep.ts';
-import { createWatchedScripts } from './watched.ts';
+import { createScriptKeys } from './watched.ts';
 
 /**
  * A Bitcoin-family chain (bitcoin, litecoin; live mode, or test mode on testnet, signet or regtest) behind the
@@ -82,7 +82,13 @@ export function createBitcoinAdapter(deps: {
     });
   /** svc's spelling of deposit and payout addresses in this mode. */
   const svcNetwork = BITCOIN_NETWORKS[`${chainId}-${isTest ? 'test' : 'main'}`];
-  const scripts = createWatchedScripts(svcNetwork);
+  // Watched addresses are keyed by their output script; test mode also reads the regtest spelling of its scripts.
+  const scriptKeys = createScriptKeys(
+    svcNetwork,
+    Object.values(BITCOIN_NETWORKS).filter(
+      (network) => network.coin === svcNetwork.coin && (network.coreChain === 'main') === !isTest,
+    ),
+  );
   let nodeNetwork: BitcoinNetwork | null = null;
   let node: ReturnType<typeof createBitcoinNode> | null = null;
   let startProblem: string | null = null;
@@ -115,11 +121,11 @@ export function createBitcoinAdapter(deps: {
     timestamp: new Date(h.time * 1000),
   });
 
-  function toTransfers(found: ReturnType<typeof blockTransfers>): Transfer[] {
+  function toTransfers(found: readonly UtxoTransfer[]): Transfer[] {
     const out: Transfer[] = [];
     for (const transfer of found) {
-      const to = scripts.addressOf(transfer.script);
-      if (to === undefined) continue;
+      const to = scriptKeys.addressOf(transfer.script);
+      if (to === null) continue;
       if (transfer.coinbase) {
         // Spendable only 100 blocks later, and no payer pays from a coinbase: recorded nowhere, said loudly.
         logger.warn(
@@ -201,10 +207,8 @@ export function createBitcoinAdapter(deps: {
     },
 
     async transfers(block, watched) {
-      const set = scripts.scriptsOf(watched);
-      if (set.size === 0) return [];
-      const full = await fetchBlock(rpc, block.hash);
-      return toTransfers(blockTransfers(full, set));
+      if (watched.size === 0) return [];
+      return toTransfers(await fetchBlockTransfers(rpc, block.hash, watched));
     },
 
     async recheck(deposits) {
@@ -233,8 +237,7 @@ export function createBitcoinAdapter(deps: {
       // mempool means nothing, and a recorded deposit missing from it is not gone.
       const info = await rpc.call<{ loaded?: boolean }>('getmempoolinfo');
       if (info.loaded === false) return { transfers: [], gone: [] };
-      const set = scripts.scriptsOf(watched);
-      const changes = await mempoolWatcher.poll(set);
+      const changes = await mempoolWatcher.poll(watched);
       const gone: MempoolChanges['gone'] = [];
       const inMempool = mempoolWatcher.known();
       for (const output of recorded) {
@@ -246,7 +249,7 @@ export function createBitcoinAdapter(deps: {
       return { transfers: toTransfers(changes.added), gone };
     },
 
-    addressKey: (address) => address.toLowerCase(),
+    addressKey: scriptKeys.keyOf,
     buildForward: sweeper.buildForward,
     bumpForward: sweeper.bumpForward,
     bumpAfterMs: settings.sweepBumpAfterSeconds * 1000,

@@ -47,6 +47,29 @@ export function parseJsonKeepingDecimals(text: string): unknown {
   return JSON.parse(parts.join(''));
 }
 
+/**
+ * Where the JSON object or array starting at `start` ends (the index after its closing bracket), or -1 if it does not
+ * close: brackets are counted outside strings, and strings are jumped over as in parseJsonKeepingDecimals.
+ */
+export function jsonValueEnd(text: string, start: number): number {
+  let depth = 0;
+  for (let i = start; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 34 /* " */) {
+      let end = text.indexOf('"', i + 1);
+      while (end !== -1 && escaped(text, end)) end = text.indexOf('"', end + 1);
+      if (end === -1) return -1;
+      i = end;
+    } else if (c === 123 /* { */ || c === 91 /* [ */) {
+      depth += 1;
+    } else if (c === 125 /* } */ || c === 93 /* ] */) {
+      depth -= 1;
+      if (depth === 0) return i + 1;
+    }
+  }
+  return -1;
+}
+
 function escaped(text: string, quote: number): boolean {
   let backslashes = 0;
   for (let at = quote - 1; text.charCodeAt(at) === 92 /* \\ */; at--) backslashes += 1;

@@ -55,6 +55,12 @@ export interface BitcoinRpc {
    * anything with amounts, read with coinsToBaseUnits.
    */
   callExact<T>(method: string, params?: readonly unknown[]): Promise<T>;
+  /**
+   * A call read with JSON.parse that also hands back the answer's text: for a big answer of which only a few amounts
+   * matter (a block), which the caller reads exactly from the text (scan.ts). Its decimal numbers are floats: never
+   * read them.
+   */
+  callWithText<T>(method: string, params?: readonly unknown[]): Promise<{ result: T; text: string }>;
   health(): BitcoinRpcHealth;
   close(): Promise<void>;
 }
@@ -190,7 +196,11 @@ export function createBitcoinRpc(options: BitcoinRpcOptions): BitcoinRpc {
     }
   }
 
-  async function request<T>(method: string, params: readonly unknown[], exact: boolean): Promise<T> {
+  async function request<T>(
+    method: string,
+    params: readonly unknown[],
+    exact: boolean,
+  ): Promise<{ result: T; text: string }> {
     nextId += 1;
     const body = JSON.stringify({ jsonrpc: '1.0', id: nextId, method, params });
     let lastError: BitcoinRpcTransportError | undefined;
@@ -227,7 +237,7 @@ export function createBitcoinRpc(options: BitcoinRpcOptions): BitcoinRpc {
             );
           }
           markUp();
-          return answer.result as T;
+          return { result: answer.result as T, text };
         } catch (error) {
           if (!(error instanceof BitcoinRpcTransportError)) throw error;
           lastError = error;
@@ -262,8 +272,13 @@ export function createBitcoinRpc(options: BitcoinRpcOptions): BitcoinRpc {
   }
 
   return {
-    call: (method, params = []) => request(method, params, false),
-    callExact: (method, params = []) => request(method, params, true),
+    async call<T>(method: string, params: readonly unknown[] = []) {
+      return (await request<T>(method, params, false)).result;
+    },
+    async callExact<T>(method: string, params: readonly unknown[] = []) {
+      return (await request<T>(method, params, true)).result;
+    },
+    callWithText: (method, params = []) => request(method, params, false),
     health: () => ({ down, url: endpoints[current]?.redacted ?? '' }),
     async close() {
       await Promise.all(endpoints.map((endpoint) => endpoint.pool.close()));

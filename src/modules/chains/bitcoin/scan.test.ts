@@ -12,8 +12,9 @@ import { BITCOIN_NETWORKS, p2wpkhScript, scriptToAddress } from './network.ts';
 import { createBitcoinRpc } from './rpc.ts';
 import {
   blockTransfers,
+  blockTransfersFromText,
   createMempoolWatcher,
-  fetchBlock,
+  fetchBlockTransfers,
   type RpcBlock,
   type UtxoTransfer,
 } from './scan.ts';
@@ -51,6 +52,62 @@ describe('blockTransfers', () => {
 
   it('gives nothing when nothing watched is paid', () => {
     expect(blockTransfers(sample, new Set([`0014${'dd'.repeat(20)}`]))).toEqual([]);
+  });
+});
+
+describe('blockTransfersFromText (plain parse, exact re-read of the paying transactions only)', () => {
+  const watched = new Set([A, B]);
+  const out = (value: string, n: number, script: string) =>
+    `{"value":${value},"n":${n},"scriptPubKey":{"asm":"0 x","hex":"${script}","type":"witness_v0_keyhash"}}`;
+  const tx = (txid: string, vin: string, vout: string[]) =>
+    `{"txid":"${txid}","hash":"${txid}","vin":[${vin}],"vout":[${vout.join(',')}],"fee":0.00001410,"hex":"02ab"}`;
+  /** As Bitcoin Core writes it: compact, amounts as decimal numbers. */
+  const compact = (txs: string[]) =>
+    `{"result":{"hash":"h","height":7,"tx":[${txs.join(',')}],"time":1,"difficulty":4.656542373906925e-10},"error":null,"id":1}`;
+  const read = (text: string) =>
+    blockTransfersFromText((JSON.parse(text) as { result: never }).result, text, watched);
+  const exactly = (text: string) =>
+    blockTransfers((parseJsonKeepingDecimals(text) as { result: RpcBlock }).result, watched);
+
+  const txs = [
+    tx('cb', '{"coinbase":"0101","sequence":4294967295}', [out('50.00000000', 0, A)]),
+    tx('t0', '{"txid":"p0","vout":0}', [out('0.10000000', 0, C)]),
+    tx('t1', '{"txid":"p","vout":0}', [
+      out('0.29000000', 0, A),
+      out('0.57000000', 1, A),
+      out('1.10000000', 2, C),
+      out('0.00000001', 3, B),
+    ]),
+    // Spends t1 (a block lists a transaction before its spenders) and pays B again.
+    tx('t2', '{"txid":"t1","vout":2}', [out('0.30000000', 0, C), out('20999999.99999999', 1, B)]),
+  ];
+
+  it('gives the exact reading of the whole block, in block order', () => {
+    const text = compact(txs);
+    expect(read(text)).toEqual(exactly(text));
+    expect(read(text).map((t) => t.value)).toEqual([
+      5_000_000_000n,
+      29_000_000n,
+      57_000_000n,
+      1n,
+      2_099_999_999_999_999n,
+    ]);
+  });
+
+  it('falls back to the exact reading of the whole block when a transaction text does not match its outline', () => {
+    // An input naming t1 before t1 itself (no valid block does this): the first "{"txid":"t1"" is that input.
+    const early = [
+      txs[0],
+      tx('t0', '{"txid":"t1","vout":5}', [out('0.1', 0, C)]),
+      txs[2],
+      txs[3],
+    ] as string[];
+    expect(read(compact(early))).toEqual(exactly(compact(early)));
+    expect(read(compact(early))).toHaveLength(5);
+    // Written with a space after each colon: no "{"txid":"…" to find.
+    const spaced = compact(txs).replace(/":/g, '": ');
+    expect(spaced).toContain('{"txid": "t1"');
+    expect(read(spaced)).toEqual(exactly(compact(txs)));
   });
 });
 
@@ -142,9 +199,12 @@ describe.skipIf(!runLitecoindTests)('scanning litecoind regtest blocks and mempo
 
     const [hash] = await node.mine(1);
     if (hash === undefined) throw new Error('no block');
-    const mined = await fetchBlock(rpc, hash);
-    expect(blockTransfers(mined, watched).sort(byOutpoint)).toEqual([...seen.added].sort(byOutpoint));
-    expect(blockTransfers(mined, watched).every((t) => !t.coinbase)).toBe(true);
+    const mined = await fetchBlockTransfers(rpc, hash, watched);
+    expect([...mined].sort(byOutpoint)).toEqual([...seen.added].sort(byOutpoint));
+    expect(mined.every((t) => !t.coinbase)).toBe(true);
+    // The same as reading the whole block with exact decimals.
+    const whole = await rpc.callExact<RpcBlock>('getblock', [hash, 2]);
+    expect(mined).toEqual(blockTransfers(whole, watched));
 
     // Mined: the transactions left the mempool; nothing is added again.
     const after = await mempool.poll(watched);

@@ -1,51 +1,51 @@
-import { addressToScript, type BitcoinNetwork } from './network.ts';
+import { addressToScript, type BitcoinNetwork, scriptToAddress } from './network.ts';
 
 /**
- * The watched deposit addresses as output scripts. The watcher hands over address keys (lower-case bech32 in svc's
- * spelling); each is turned into its script once and remembered both ways, so a poll with 100,000 watched addresses
- * costs map lookups, not bech32 decoding. An address that is not a segwit address of the network is skipped (and
- * remembered as such): it cannot be a deposit address of this chain.
+ * How the bitcoin family keys a watched address: by the output script that pays it (lower-case hex, as the node writes
+ * it). The watcher turns each address into its key once, when it starts watching it (adapter.addressKey); a scan then
+ * tests each output's script against the watched set itself, so a poll costs nothing per watched address (walking
+ * 100,000 keys each poll took half the scanner's time).
+ *
+ * One script has several spellings, all one key: upper case (QR codes), and in test mode svc's tb1…/tltc1… beside the
+ * bcrt1…/rltc1… a regtest wallet writes. A string that is no segwit address of the chain's networks in this mode gets a
+ * key that no script can equal (scripts are hex; the key has a colon).
  */
-/** What the scans ask of the watched scripts. */
-export interface WatchedScriptSet {
-  readonly size: number;
-  has(script: string): boolean;
+export interface ScriptKeys {
+  keyOf(address: string): string;
+  /** The address of a watched script in svc's spelling (what a deposit records), or null for a non-segwit script. */
+  addressOf(script: string): string | null;
 }
 
-export function createWatchedScripts(network: BitcoinNetwork) {
-  const scriptOfKey = new Map<string, string | null>();
-  const keyOfScript = new Map<string, string>();
-  return {
-    /**
-     * The watched scripts as a set to test outputs against. Not a new Set of 100,000 scripts each poll (that took
-     * as long as decoding a 2,000-transaction block): the scripts' own map, filtered by the watched keys.
-     */
-    scriptsOf(watched: ReadonlySet<string>): WatchedScriptSet {
-      let size = 0;
-      for (const key of watched) {
-        let script = scriptOfKey.get(key);
-        if (script === undefined) {
-          try {
-            script = addressToScript(network, key);
-            keyOfScript.set(script, key);
-          } catch {
-            script = null;
-          }
-          scriptOfKey.set(key, script);
-        }
-        if (script !== null) size += 1;
+/** Remembered decodings before the memo starts over (a full watch list is re-keyed every minute). */
+const MEMO_LIMIT = 1_000_000;
+
+export function createScriptKeys(
+  spelling: BitcoinNetwork,
+  accepted: readonly BitcoinNetwork[] = [spelling],
+): ScriptKeys {
+  const memo = new Map<string, string>();
+  function decode(address: string): string {
+    const lower = address.toLowerCase();
+    for (const network of accepted) {
+      if (!lower.startsWith(`${network.hrp}1`)) continue;
+      try {
+        return addressToScript(network, address);
+      } catch {
+        // A longer prefix may still match (bc1 vs bcrt1 is told apart by the separator, tb1 vs tltc1 too).
       }
-      return {
-        size,
-        has(script) {
-          const key = keyOfScript.get(script);
-          return key !== undefined && watched.has(key);
-        },
-      };
+    }
+    return `not-an-address:${address}`;
+  }
+  return {
+    keyOf(address) {
+      let key = memo.get(address);
+      if (key === undefined) {
+        key = decode(address);
+        if (memo.size >= MEMO_LIMIT) memo.clear();
+        memo.set(address, key);
+      }
+      return key;
     },
-    /** The watched address key of a script seen in `scriptsOf`. */
-    addressOf(script: string): string | undefined {
-      return keyOfScript.get(script);
-    },
+    addressOf: (script) => scriptToAddress(spelling, script),
   };
 }
