@@ -2,7 +2,7 @@ import { sha256 } from '@noble/hashes/sha2.js';
 import { keccak_256 } from '@noble/hashes/sha3.js';
 import { base58, createBase58check } from '@scure/base';
 import { Address as BtcAddress, NETWORK, TEST_NETWORK } from '@scure/btc-signer';
-import { createKeccak, type IHasher } from 'hash-wasm';
+import type { IHasher } from 'hash-wasm';
 import { getAddress } from 'viem';
 import { type ChainId, getChain } from './registry.ts';
 
@@ -41,15 +41,21 @@ const toHex = (bytes: Uint8Array): string => Buffer.from(bytes).toString('hex');
 let wasmKeccak: IHasher | undefined;
 let loading: Promise<boolean> | undefined;
 
-/** Starts loading the WebAssembly keccak (at the first hash, not at start-up); settles once it is in use or failed. */
+/**
+ * Starts loading the WebAssembly keccak (at the first hash, not at start-up); settles once it is in use or failed.
+ * The module itself is imported here too: hash-wasm's index carries every algorithm's WebAssembly (260 kB of the
+ * bundle), which start-up should not compile.
+ */
 export function fastKeccakLoaded(): Promise<boolean> {
-  loading ??= createKeccak(256).then(
-    (hasher) => {
-      wasmKeccak = hasher;
-      return true;
-    },
-    () => false,
-  );
+  loading ??= import('hash-wasm')
+    .then(({ createKeccak }) => createKeccak(256))
+    .then(
+      (hasher) => {
+        wasmKeccak = hasher;
+        return true;
+      },
+      () => false,
+    );
   return loading;
 }
 

@@ -1,4 +1,5 @@
-import { type Dispatcher, request } from 'undici';
+import type { Dispatcher } from 'undici';
+import { loadUndici } from '../../lib/undici.ts';
 
 /** Why a price source gave no usable answer; the service logs it and asks the other sources. */
 export class RateSourceError extends Error {
@@ -57,6 +58,7 @@ export async function httpGetText(url: string, options: HttpGetOptions): Promise
   };
   let response: Dispatcher.ResponseData;
   try {
+    const { request } = await loadUndici();
     response = await request(url, {
       method: 'GET',
       headers: { accept: 'application/json', 'user-agent': USER_AGENT, ...options.headers },

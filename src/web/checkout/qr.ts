@@ -1,10 +1,10 @@
-import QRCode from 'qrcode';
-
 /**
  * A QR code of `text` as an inline SVG string, made on the server (no script, no image request). Dark modules are one
  * path; the quiet zone is the SVG's own margin so it scans on any background.
  */
 export async function qrSvg(text: string, label: string): Promise<string> {
+  // Loaded at the first checkout page, not at start-up (with its PNG encoder, 130 kB of the bundle).
+  const { default: QRCode } = await import('qrcode');
   const svg = await QRCode.toString(text, {
     type: 'svg',
     errorCorrectionLevel: 'M',

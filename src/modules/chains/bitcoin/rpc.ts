@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import type { Logger } from 'pino';
-import { Pool, errors as undiciErrors } from 'undici';
+import type { Pool } from 'undici';
+import { loadUndici } from '../../../lib/undici.ts';
 import { redactUrl } from '../rpc-url.ts';
 import { parseJsonKeepingDecimals } from './json.ts';
 
@@ -81,7 +82,9 @@ export interface BitcoinRpcOptions {
 interface Endpoint {
   url: string;
   redacted: string;
-  pool: Pool;
+  /** Made at the first request (undici loads then). */
+  pool: Pool | undefined;
+  origin: string;
   path: string;
   /** Basic authorization from the URL; undefined: the cookie file's. */
   authorization: string | undefined;
@@ -108,7 +111,8 @@ export function createBitcoinRpc(options: BitcoinRpcOptions): BitcoinRpc {
     return {
       url,
       redacted: redactUrl(url),
-      pool: new Pool(parsed.origin, { connections: 4, pipelining: 1 }),
+      pool: undefined,
+      origin: parsed.origin,
       path: `${parsed.pathname}${parsed.search}`,
       authorization:
         user === '' ? undefined : `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}`,
@@ -143,6 +147,8 @@ export function createBitcoinRpc(options: BitcoinRpcOptions): BitcoinRpc {
       if (cookieAuthorization === undefined || freshCookie) cookieAuthorization = await readCookie();
       authorization = cookieAuthorization;
     }
+    const undici = await loadUndici();
+    endpoint.pool ??= new undici.Pool(endpoint.origin, { connections: 4, pipelining: 1 });
     let status: number;
     let text: string;
     try {
@@ -158,8 +164,8 @@ export function createBitcoinRpc(options: BitcoinRpcOptions): BitcoinRpc {
     } catch (error) {
       if (
         (error instanceof Error && (error.name === 'TimeoutError' || error.name === 'AbortError')) ||
-        error instanceof undiciErrors.HeadersTimeoutError ||
-        error instanceof undiciErrors.BodyTimeoutError
+        error instanceof undici.errors.HeadersTimeoutError ||
+        error instanceof undici.errors.BodyTimeoutError
       ) {
         throw new BitcoinRpcTransportError('timeout', `timed out after ${options.timeoutMs} ms`);
       }
@@ -281,7 +287,7 @@ export function createBitcoinRpc(options: BitcoinRpcOptions): BitcoinRpc {
     callWithText: (method, params = []) => request(method, params, false),
     health: () => ({ down, url: endpoints[current]?.redacted ?? '' }),
     async close() {
-      await Promise.all(endpoints.map((endpoint) => endpoint.pool.close()));
+      await Promise.all(endpoints.map((endpoint) => endpoint.pool?.close()));
     },
   };
 }

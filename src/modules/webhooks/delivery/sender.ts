@@ -1,5 +1,6 @@
 import { isIP } from 'node:net';
-import { Agent, request } from 'undici';
+import type { Agent } from 'undici';
+import { loadUndici } from '../../../lib/undici.ts';
 import { hostOf, type SsrfGuard } from '../ssrf.ts';
 
 /** One signed POST to a merchant's endpoint. */
@@ -73,8 +74,8 @@ export function createWebhookSender({
   timeoutMs,
   connectionsPerOrigin,
 }: WebhookSenderOptions): WebhookSender {
-  const agentFor = (isTest: boolean, operator: boolean) =>
-    new Agent({
+  const agentFor = (undici: typeof import('undici'), isTest: boolean, operator: boolean) =>
+    new undici.Agent({
       connections: connectionsPerOrigin,
       pipelining: 1,
       keepAliveTimeout: 4000,
@@ -83,11 +84,20 @@ export function createWebhookSender({
       bodyTimeout: timeoutMs,
       connect: { timeout: timeoutMs, lookup: guard.lookupFor(isTest, operator) },
     });
-  const agents = {
-    live: agentFor(false, false),
-    test: agentFor(true, false),
-    operator: agentFor(true, true),
-  };
+  // Made at the first send (undici loads then, not at start-up).
+  let agents: { live: Agent; test: Agent; operator: Agent } | undefined;
+  async function dispatch(): Promise<{
+    request: typeof import('undici')['request'];
+    agents: NonNullable<typeof agents>;
+  }> {
+    const undici = await loadUndici();
+    agents ??= {
+      live: agentFor(undici, false, false),
+      test: agentFor(undici, true, false),
+      operator: agentFor(undici, true, true),
+    };
+    return { request: undici.request, agents };
+  }
 
   return {
     async send({ url, isTest, operator = false, headers, body }) {
@@ -103,11 +113,12 @@ export function createWebhookSender({
         const target = new URL(url);
         const host = hostOf(target);
         if (isIP(host) !== 0) await guard.resolveAllowed(host, isTest, operator);
+        const { request, agents: pool } = await dispatch();
         const response = await request(target, {
           method: 'POST',
           headers,
           body,
-          dispatcher: !isTest ? agents.live : operator ? agents.operator : agents.test,
+          dispatcher: !isTest ? pool.live : operator ? pool.operator : pool.test,
           signal: controller.signal,
         });
         const statusCode = response.statusCode;
@@ -154,6 +165,7 @@ export function createWebhookSender({
     },
 
     async close() {
+      if (agents === undefined) return;
       await Promise.all([agents.live.close(), agents.test.close(), agents.operator.close()]);
     },
   };

@@ -1,0 +1,11 @@
+/**
+ * undici, loaded at its first use rather than at start-up: it is about 1 MB of the bundle's JavaScript, and a process
+ * compiles what it imports before it can answer. Its users (price sources, the webhook sender, Bitcoin-family nodes)
+ * all send later, from background work.
+ */
+let loading: Promise<typeof import('undici')> | undefined;
+
+export function loadUndici(): Promise<typeof import('undici')> {
+  loading ??= import('undici');
+  return loading;
+}
