@@ -52,6 +52,11 @@ export const deposits = pgTable(
     mempoolSeenAt: timestamp('mempool_seen_at', { withTimezone: true, mode: 'date' }),
     finalAt: timestamp('final_at', { withTimezone: true, mode: 'date' }),
     revertedAt: timestamp('reverted_at', { withTimezone: true, mode: 'date' }),
+    /**
+     * When the forwarder last left it in place, unswept: worth less than the network fee to spend it (UTXO dust).
+     * Cleared when a forward takes it; it is priced again now and then, so a later lower fee still sweeps it.
+     */
+    leftAsDustAt: timestamp('left_as_dust_at', { withTimezone: true, mode: 'date' }),
   },
   (table) => [
     uniqueIndex('deposits_transfer_key').on(table.chain, table.isTest, table.txHash, table.outputIndex),

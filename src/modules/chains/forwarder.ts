@@ -167,6 +167,12 @@ export function createForwarder(deps: ForwarderDeps) {
         'deposits too small to pay their forwarding fee; left in place (dust)',
       );
       for (const item of left) dust.set(item.deposit.id, nowMs + DUST_RETRY_MS);
+      // Shown on the payment's deposits (left_as_dust_at), not only in this log.
+      await repo.markLeftAsDust(
+        db,
+        left.map((item) => item.deposit.id),
+        clock.now(),
+      );
       // Only what the transaction moves is tied to it: the rest is never reported as forwarded.
       items = items.filter((item) => !leftAddresses.has(item.deposit.address));
       if (built.amount <= 0n || items.length === 0) return false;

@@ -262,10 +262,19 @@ export const chainsRepo = {
   },
 
   /** Ties deposits to a forward; returns how many were still free (all must be, or the caller rolls back). */
+  /** Records that these final deposits were left unswept (worth less than the fee to spend them). */
+  async markLeftAsDust(db: Db, depositIds: string[], at: Date): Promise<void> {
+    if (depositIds.length === 0) return;
+    await db
+      .update(deposits)
+      .set({ leftAsDustAt: at })
+      .where(and(inArray(deposits.id, depositIds), sql`${deposits.forwardId} is null`));
+  },
+
   async assignForward(tx: Db, depositIds: string[], forwardId: string): Promise<number> {
     const rows = await tx
       .update(deposits)
-      .set({ forwardId })
+      .set({ forwardId, leftAsDustAt: null })
       .where(
         and(
           inArray(deposits.id, depositIds),

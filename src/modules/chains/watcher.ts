@@ -134,6 +134,7 @@ export function createWatcher(deps: WatcherDeps) {
         finalAt: null,
         revertedAt: null,
         mempoolSeenAt: null,
+        leftAsDustAt: null,
       });
     }
     return rows;

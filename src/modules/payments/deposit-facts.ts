@@ -36,6 +36,7 @@ interface DepositRecord {
   seenAt: Date;
   finalAt: Date | null;
   revertedAt: Date | null;
+  leftAsDustAt: Date | null;
 }
 
 export interface DepositLedger {

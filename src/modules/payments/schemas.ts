@@ -128,6 +128,14 @@ const depositSchema = z
     seen_at: z.iso.datetime(),
     final_at: z.iso.datetime().nullable(),
     reverted_at: z.iso.datetime().nullable(),
+    left_as_dust_at: z.iso
+      .datetime()
+      .nullable()
+      .describe(
+        'When the forwarder last left this final deposit in place because it is worth less than the network fee to ' +
+          'spend it (UTXO chains): it stays at the deposit address, is priced again every ten minutes and swept ' +
+          'once the fee allows; null otherwise.',
+      ),
   })
   .meta({ id: 'Deposit' });
 export type DepositView = z.infer<typeof depositSchema>;

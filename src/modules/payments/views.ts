@@ -115,6 +115,7 @@ export function createPaymentViews(deps: PaymentViewsDeps) {
           seen_at: deposit.seenAt.toISOString(),
           final_at: deposit.finalAt?.toISOString() ?? null,
           reverted_at: deposit.revertedAt?.toISOString() ?? null,
+          left_as_dust_at: deposit.leftAsDustAt?.toISOString() ?? null,
         };
       });
       return {

@@ -249,6 +249,8 @@ interface Deposit {
   requiredConfirmations: number | null;
   state: string | null;
   seenAt: string | null;
+  /** When the forwarder last left it unswept: worth less than the network fee to spend it. */
+  leftAsDustAt: string | null;
 }
 
 function readDeposit(value: unknown): Deposit {
@@ -274,6 +276,7 @@ function readDeposit(value: unknown): Deposit {
             ? 'confirming'
             : null),
     seenAt: text(source, 'seen_at', 'detected_at', 'created_at'),
+    leftAsDustAt: text(source, 'left_as_dust_at'),
   };
 }
 

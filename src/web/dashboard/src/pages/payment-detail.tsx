@@ -421,7 +421,15 @@ export function PaymentDetailPage({ id }: { id: string }) {
                       {deposit.confirmations ?? '—'}
                       {deposit.requiredConfirmations !== null && <> of {deposit.requiredConfirmations}</>}
                     </td>
-                    <td>{deposit.state === null ? '—' : <StatusBadge status={deposit.state} />}</td>
+                    <td>
+                      {deposit.state === null ? '—' : <StatusBadge status={deposit.state} />}
+                      {deposit.leftAsDustAt !== null && (
+                        <p class="muted small">
+                          Left unswept <Time iso={deposit.leftAsDustAt} />: worth less than the network fee to
+                          move it. Priced again every ten minutes; swept once the fee allows.
+                        </p>
+                      )}
+                    </td>
                     <td>
                       <Time iso={deposit.seenAt} />
                     </td>

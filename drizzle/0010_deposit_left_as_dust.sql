@@ -1,0 +1,1 @@
+ALTER TABLE "deposits" ADD COLUMN "left_as_dust_at" timestamp with time zone;
