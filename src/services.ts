@@ -10,7 +10,7 @@ import { confirmationsFor } from './modules/chains/confirmations.ts';
 import { type AddressDeriver, createAddressDeriver } from './modules/chains/derivation.ts';
 import { createDepositSigningKeys, createDerivationCheck } from './modules/chains/derivation-check.ts';
 import { createDerivationThread } from './modules/chains/derivation-thread.ts';
-import { createChainAdapters } from './modules/chains/families.ts';
+import { createChainAdapters, testAddressSpelling } from './modules/chains/families.ts';
 import { depositLedger } from './modules/chains/ledger.ts';
 import { createKeysRepo } from './modules/keys/repo.ts';
 import { createKeysService } from './modules/keys/service.ts';
@@ -84,9 +84,11 @@ export function buildServices({
   const events = createEventsService({ db, repo: eventsRepo, clock, endpoints: webhookEndpoints });
   const settings = createSettingsService({ db, repo: createSettingsRepo(db), clock, events, accounts });
   const seeds = { testMnemonic: config.testMnemonic, liveMnemonic: config.liveMnemonic };
-  const deriver = overrides.deriver ?? createAddressDeriver(seeds);
+  // Test-mode addresses of a chain whose test node is regtest are spelled bcrt1…/rltc1…: both derivations agree on it.
+  const testSpelling = testAddressSpelling(config);
+  const deriver = overrides.deriver ?? createAddressDeriver(seeds, { testSpelling });
   // A second derivation, independent of the first, confirms every address before it is handed out.
-  const derivationCheck = createDerivationCheck(seeds);
+  const derivationCheck = createDerivationCheck(seeds, { testSpelling });
   const chainAdapters = createChainAdapters({
     db,
     clock,
@@ -98,6 +100,7 @@ export function buildServices({
   const derivation = config.derivationThread
     ? createDerivationThread({
         seeds,
+        testSpelling,
         deriver,
         check: derivationCheck,
         logger: logger?.child({ worker: 'derivation' }),

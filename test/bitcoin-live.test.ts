@@ -22,7 +22,9 @@ import { createIsolatedDatabase, waitFor } from './support/webhooks.ts';
  * as rltc1). A payer wallet in the node pays; blocks are mined by the test. Checked through the API: mempool →
  * confirming within seconds, completed, the batched sweep to the payout wallet and payment.completed; underpaid then
  * topped up; overpaid; one transaction paying two payments; a replacement (BIP125) before confirmation; a deposit
- * reorganised away (invalidateblock); the node stopped and restarted mid-scan.
+ * reorganised away (invalidateblock); the node stopped and restarted mid-scan. Test mode runs on the same node through
+ * SVC_TEST_CHAIN_LITECOIN_RPC_URL with SVC_TEST_CHAIN_LITECOIN_NETWORK=regtest: its addresses are spelled rltc1…, and
+ * the node's wallet pays the address the checkout shows as it is.
  */
 
 const LIVE_MNEMONIC = 'legal winner thank year wave sausage worth useful legal winner thank yellow';
@@ -90,8 +92,10 @@ describe.skipIf(!runLitecoindTests)(
           SVC_CHAIN_LITECOIN_SWEEP_BATCH: '1',
           SVC_CHAIN_LITECOIN_SWEEP_BUMP_AFTER_SECONDS: '3',
           SVC_CHAIN_LITECOIN_MAX_HEAD_AGE_SECONDS: '0',
-          // Test mode on the same node (regtest is a test network): it replaces the simulator on litecoin.
+          // Test mode on the same node (regtest is a test network): it replaces the simulator on litecoin, and set as
+          // regtest it spells test addresses rltc1…, which the node's wallet pays as they are.
           SVC_TEST_CHAIN_LITECOIN_RPC_URL: node.urlWithAuth,
+          SVC_TEST_CHAIN_LITECOIN_NETWORK: 'regtest',
           SVC_TEST_CHAIN_LITECOIN_POLL_MS: '200',
           SVC_TEST_CHAIN_LITECOIN_CONFIRMATIONS: '1',
           SVC_TEST_CHAIN_LITECOIN_SWEEP_BATCH: '1',
@@ -467,7 +471,7 @@ describe.skipIf(!runLitecoindTests)(
       expect(sweep.vsize).toBeLessThanOrEqual(11 + 50 * 68 + 31);
     });
 
-    it('test mode on a real test network: a test key pays on the node, not on the simulator', async () => {
+    it('test mode on a regtest node: a test key pays on the node, at the rltc1… address the checkout shows, as it is', async () => {
       const signup = await fetch(`${base}/v1/auth/signup`, {
         method: 'POST',
         headers: { 'content-type': 'application/json' },
@@ -478,12 +482,13 @@ describe.skipIf(!runLitecoindTests)(
         await fetch(`${base}/v1/keypairs`, { method: 'POST', headers: { authorization: `Bearer ${token}` } })
       ).json()) as { test: { full_key: string } };
       const testKey = pair.test.full_key;
+      // The node wallet's own rltc1… address is a valid test-mode payout wallet, not re-spelled.
       const payoutRegtest = await node.rpc<string>('getnewaddress', ['', 'bech32'], { wallet: node.wallet });
-      const testnet = BITCOIN_NETWORKS['litecoin-test'];
+      expect(payoutRegtest).toMatch(/^rltc1q/);
       const wallets = await fetch(`${base}/v1/settings/payout-wallets?is_test=true`, {
         method: 'PUT',
         headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-        body: JSON.stringify({ litecoin: respell(payoutRegtest, regtest, testnet) }),
+        body: JSON.stringify({ litecoin: payoutRegtest }),
       });
       expect(wallets.status).toBe(200);
       const p = await api<Payment>('POST', '/payments', testKey, {
@@ -491,18 +496,26 @@ describe.skipIf(!runLitecoindTests)(
         amount: '0.2',
         currency: 'LTC',
       });
-      expect(p.address).toMatch(/^tltc1q/);
-      const txid = await node.rpc<string>(
-        'sendtoaddress',
-        [respell(p.address, testnet, regtest), '0.2', '', '', false, true],
-        { wallet: node.wallet },
-      );
+      expect(p.address).toMatch(/^rltc1q/);
+      // The hosted checkout shows the same address; the payer's regtest wallet pays exactly what it shows.
+      const page = await (await fetch(`${base}/pay/${p.payment_id}`)).text();
+      const shown = page.match(/rltc1q[02-9ac-hj-np-z]{38}/)?.[0];
+      expect(shown).toBe(p.address);
+      const txid = await node.rpc<string>('sendtoaddress', [shown, '0.2', '', '', false, true], {
+        wallet: node.wallet,
+      });
       await until(testKey, p.payment_id, 'confirming', (x) => x.status === 'confirming', 5000);
       await node.mine(1);
       const completed = await until(testKey, p.payment_id, 'completed', (x) => x.status === 'completed');
       expect(completed.deposits).toMatchObject([{ tx_hash: txid, state: 'final', simulated: false }]);
       const done = await swept(testKey, completed);
-      expect(done.forward_tx_hash).toMatch(/^[0-9a-f]{64}$/);
+      // Swept to the rltc1… payout wallet: the node's wallet received it, less the fee.
+      const fee = coinsToBaseUnits(done.forward_fee_native ?? '0');
+      await node.mine(1);
+      const received = await node.rpc<number>('getreceivedbyaddress', [payoutRegtest, 1], {
+        wallet: node.wallet,
+      });
+      expect(coinsToBaseUnits(String(received))).toBe(coinsToBaseUnits(done.received_amount_native) - fee);
     });
 
     it('the node is stopped mid-scan and restarted: nothing missed, nothing counted twice', async () => {

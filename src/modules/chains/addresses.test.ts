@@ -85,7 +85,12 @@ describe('Bitcoin and Litecoin addresses', () => {
     ['bitcoin', true, 'mkpZhYtJu2r87Js3pDiWJDmPte2NRZ8bJV', true], // testnet P2PKH
     ['bitcoin', true, '2Mww8dCYPUpKHofjgcXcBCEGmniw9CoaiD2', true], // testnet P2SH
     ['bitcoin', true, 'bc1qcr8te4kr609gcawutmrza0j4xv80jy8z306fyu', false], // mainnet on testnet
-    ['bitcoin', true, 'bcrt1q6rz28mcfaxtmd6v789l9rrlrusdprr9pqcpvkl', false], // regtest
+    ['bitcoin', true, 'bcrt1q6rz28mcfaxtmd6v789l9rrlrusdprr9pqcpvkl', false], // tb1's checksum under bcrt
+    // Test mode reads regtest's spelling too (a regtest node's wallet); live mode never does.
+    ['bitcoin', true, 'bcrt1q6rz28mcfaxtmd6v789l9rrlrusdprr9pz3cppk', true],
+    ['bitcoin', true, 'BCRT1Q6RZ28MCFAXTMD6V789L9RRLRUSDPRR9PZ3CPPK', true],
+    ['bitcoin', false, 'bcrt1q6rz28mcfaxtmd6v789l9rrlrusdprr9pz3cppk', false],
+    ['bitcoin', true, 'rltc1q6rz28mcfaxtmd6v789l9rrlrusdprr9puuzgkg', false], // Litecoin's regtest
     ['bitcoin', false, 'ltc1qjmxnz78nmc8nq77wuxh25n2es7rzm5c2rkk4wh', false],
     ['litecoin', false, 'ltc1qjmxnz78nmc8nq77wuxh25n2es7rzm5c2rkk4wh', true],
     ['litecoin', false, 'LUWPbpM43E2p7ZSh8cyTBEkvpHmr3cB8Ez', true], // P2PKH
@@ -95,6 +100,12 @@ describe('Bitcoin and Litecoin addresses', () => {
     ['litecoin', false, 'bc1qcr8te4kr609gcawutmrza0j4xv80jy8z306fyu', false],
     ['litecoin', true, 'ltc1qjmxnz78nmc8nq77wuxh25n2es7rzm5c2rkk4wh', false],
     ['litecoin', true, 'tb1q6rz28mcfaxtmd6v789l9rrlrusdprr9pqcpvkl', false],
+    ['litecoin', true, 'rltc1q6rz28mcfaxtmd6v789l9rrlrusdprr9puuzgkg', true], // regtest
+    ['litecoin', false, 'rltc1q6rz28mcfaxtmd6v789l9rrlrusdprr9puuzgkg', false],
+    ['litecoin', true, 'bcrt1q6rz28mcfaxtmd6v789l9rrlrusdprr9pz3cppk', false], // Bitcoin's regtest
+    ['litecoin', true, 'rltc1q6rz28mcfaxtmd6v789l9rrlrusdprr9puuzgkh', false], // checksum
+    ['litecoin', true, 'tltc1q6rz28mcfaxtmd6v789l9rrlrusdprr9puuzgkg', false], // rltc1's checksum under tltc
+    ['litecoin', false, 'ltc1q6rz28mcfaxtmd6v789l9rrlrusdprr9puuzgkg', false],
   ];
   it.each(cases)('%s (test: %s) %s → %s', (chain, isTest, address, valid) => {
     expect(validateAddress(chain, isTest, address)).toBe(valid);

@@ -18,6 +18,9 @@ const base58check = createBase58check(sha256);
 /** Litecoin's parameters (chainparams.cpp): bech32 "ltc"/"tltc", P2PKH L…/m…, P2SH M…/Q…. */
 const LITECOIN: BTC_NETWORK = { bech32: 'ltc', pubKeyHash: 0x30, scriptHash: 0x32, wif: 0xb0 };
 const LITECOIN_TEST: BTC_NETWORK = { bech32: 'tltc', pubKeyHash: 0x6f, scriptHash: 0x3a, wif: 0xef };
+/** Regtest differs from testnet only in the bech32 prefix (bcrt, rltc); its base58 bytes are testnet's. */
+const BITCOIN_REGTEST: BTC_NETWORK = { ...TEST_NETWORK, bech32: 'bcrt' };
+const LITECOIN_REGTEST: BTC_NETWORK = { ...LITECOIN_TEST, bech32: 'rltc' };
 /**
  * Litecoin still accepts its old P2SH version bytes (3… on mainnet, 2… on testnet: SCRIPT_ADDRESS beside
  * SCRIPT_ADDRESS2 in chainparams.cpp), so payouts to them are valid too.
@@ -25,10 +28,18 @@ const LITECOIN_TEST: BTC_NETWORK = { bech32: 'tltc', pubKeyHash: 0x6f, scriptHas
 const LITECOIN_LEGACY_P2SH: BTC_NETWORK = { ...LITECOIN, scriptHash: 0x05 };
 const LITECOIN_TEST_LEGACY_P2SH: BTC_NETWORK = { ...LITECOIN_TEST, scriptHash: 0xc4 };
 
-/** The network parameters of a UTXO chain in a mode (bitcoin testnet/testnet4/signet share "tb"). */
-export function utxoNetwork(chainId: 'bitcoin' | 'litecoin', isTest: boolean): BTC_NETWORK {
-  if (chainId === 'bitcoin') return isTest ? TEST_NETWORK : NETWORK;
-  return isTest ? LITECOIN_TEST : LITECOIN;
+/**
+ * The network parameters of a UTXO chain in a mode (bitcoin testnet/testnet4/signet share "tb"); in test mode with
+ * the `regtest` spelling, regtest's bcrt/rltc (a regtest wallet refuses the testnet spelling of the same script).
+ */
+export function utxoNetwork(
+  chainId: 'bitcoin' | 'litecoin',
+  isTest: boolean,
+  testSpelling: 'test' | 'regtest' = 'test',
+): BTC_NETWORK {
+  const regtest = isTest && testSpelling === 'regtest';
+  if (chainId === 'bitcoin') return regtest ? BITCOIN_REGTEST : isTest ? TEST_NETWORK : NETWORK;
+  return regtest ? LITECOIN_REGTEST : isTest ? LITECOIN_TEST : LITECOIN;
 }
 
 const toHex = (bytes: Uint8Array): string => Buffer.from(bytes).toString('hex');
@@ -129,7 +140,12 @@ function decodesOn(address: string, networks: BTC_NETWORK[]): boolean {
   return false;
 }
 
-/** Bech32 (v0) / bech32m (v1+) segwit addresses and base58check P2PKH/P2SH of the right network. */
+/**
+ * Bech32 (v0) / bech32m (v1+) segwit addresses and base58check P2PKH/P2SH of the right network. Test mode takes the
+ * regtest spelling beside testnet's (tb1/bcrt1, tltc1/rltc1; the base58 bytes are the same): a merchant whose test
+ * node is regtest pays out to its wallet's own addresses, whichever spelling svc's deposits use. Live mode takes
+ * mainnet's alone.
+ */
 function isValidUtxoAddress(chainId: 'bitcoin' | 'litecoin', isTest: boolean, address: string): boolean {
   if (address.length < 14 || address.length > 90 || address.trim() !== address) return false;
   // BIP-173 allows an all-upper-case bech32 string (QR codes); mixed case is invalid.
@@ -137,9 +153,11 @@ function isValidUtxoAddress(chainId: 'bitcoin' | 'litecoin', isTest: boolean, ad
     address === address.toUpperCase() && /^[A-Z]+1/.test(address) ? address.toLowerCase() : address;
   const networks =
     chainId === 'bitcoin'
-      ? [utxoNetwork('bitcoin', isTest)]
+      ? isTest
+        ? [TEST_NETWORK, BITCOIN_REGTEST]
+        : [NETWORK]
       : isTest
-        ? [LITECOIN_TEST, LITECOIN_TEST_LEGACY_P2SH]
+        ? [LITECOIN_TEST, LITECOIN_TEST_LEGACY_P2SH, LITECOIN_REGTEST]
         : [LITECOIN, LITECOIN_LEGACY_P2SH];
   return decodesOn(candidate, networks);
 }

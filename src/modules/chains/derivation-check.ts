@@ -11,7 +11,7 @@ import { HDKey } from '@scure/bip32';
 import { mnemonicToSeedSync } from '@scure/bip39';
 import { publicKeyToAddress } from 'viem/accounts';
 import { AppError } from '../../lib/errors.ts';
-import type { AddressDeriver } from './derivation.ts';
+import type { AddressDeriver, TestAddressSpelling } from './derivation.ts';
 import { type ChainId, getChain } from './registry.ts';
 
 /**
@@ -75,7 +75,20 @@ const HARDENED = 0x80000000;
 
 type Encoding = 'evm' | 'tron' | { bech32: string } | 'solana';
 
-function pathOf(chainId: ChainId, isTest: boolean): { account: string; encoding: Encoding } {
+/**
+ * The bech32 prefixes of the bitcoin family, written out here again (not read from addresses.ts or bitcoin/): live
+ * mode's, and test mode's per spelling (BIP-173; Litecoin Core's chainparams.cpp).
+ */
+const HRP = {
+  bitcoin: { live: 'bc', test: 'tb', regtest: 'bcrt' },
+  litecoin: { live: 'ltc', test: 'tltc', regtest: 'rltc' },
+} as const;
+
+function pathOf(
+  chainId: ChainId,
+  isTest: boolean,
+  testSpelling: TestAddressSpelling,
+): { account: string; encoding: Encoding } {
   const chain = getChain(chainId);
   if (chain === undefined) throw new RangeError(`Unknown chain: ${chainId}`);
   switch (chain.family) {
@@ -85,15 +98,16 @@ function pathOf(chainId: ChainId, isTest: boolean): { account: string; encoding:
       return { account: "m/44'/195'/0'/0", encoding: 'tron' };
     case 'solana':
       return { account: "m/44'/501'", encoding: 'solana' };
-    case 'bitcoin':
-      if (chain.id === 'litecoin') {
-        return isTest
-          ? { account: "m/84'/1'/0'/0", encoding: { bech32: 'tltc' } }
-          : { account: "m/84'/2'/0'/0", encoding: { bech32: 'ltc' } };
-      }
-      return isTest
-        ? { account: "m/84'/1'/0'/0", encoding: { bech32: 'tb' } }
-        : { account: "m/84'/0'/0'/0", encoding: { bech32: 'bc' } };
+    case 'bitcoin': {
+      const coin = chain.id === 'litecoin' ? 'litecoin' : 'bitcoin';
+      // BIP-44 coin type 1 for every test network; regtest changes the prefix only, never the key.
+      if (isTest)
+        return { account: "m/84'/1'/0'/0", encoding: { bech32: HRP[coin][testSpelling[coin] ?? 'test'] } };
+      return {
+        account: coin === 'litecoin' ? "m/84'/2'/0'/0" : "m/84'/0'/0'/0",
+        encoding: { bech32: HRP[coin].live },
+      };
+    }
   }
 }
 
@@ -159,10 +173,17 @@ function slip10Child(parent: Slip10Node, index: number): Slip10Node {
   return { key: digest.slice(0, 32), chainCode: digest.slice(32) };
 }
 
-export function createDerivationCheck(seeds: {
-  testMnemonic: string;
-  liveMnemonic: string | undefined;
-}): DerivationCheck {
+export function createDerivationCheck(
+  seeds: {
+    testMnemonic: string;
+    liveMnemonic: string | undefined;
+  },
+  options: {
+    /** Test-mode bech32 prefixes of the bitcoin family: the same the first derivation is given. */
+    testSpelling?: TestAddressSpelling;
+  } = {},
+): DerivationCheck {
+  const testSpelling = options.testSpelling ?? {};
   const seedCache = new Map<boolean, Uint8Array>();
   /** Account-level nodes (e.g. m/84'/0'/0'/0) as @scure/bip32 derives them: their public point and chain code. */
   const accounts = new Map<
@@ -238,7 +259,7 @@ export function createDerivationCheck(seeds: {
     addresses: readonly string[],
     publicKeys: readonly Uint8Array[],
   ): boolean {
-    const { account: path, encoding } = pathOf(chain, isTest);
+    const { account: path, encoding } = pathOf(chain, isTest, testSpelling);
     if (encoding === 'solana' || publicKeys.length !== indices.length) return false;
     const account = accountOf(isTest, path);
     let sum = Point.ZERO;
@@ -290,7 +311,7 @@ export function createDerivationCheck(seeds: {
   }
 
   function addressAt(chain: ChainId, isTest: boolean, index: number): string {
-    const { account, encoding } = pathOf(chain, isTest);
+    const { account, encoding } = pathOf(chain, isTest, testSpelling);
     if (encoding === 'solana') {
       const child = slip10Child(slip10Child(solanaAccount(isTest), index), 0);
       return base58.encode(ed25519.getPublicKey(child.key));
@@ -320,7 +341,7 @@ export function createDerivationCheck(seeds: {
       });
     },
     addressOfKey(chain, isTest, privateKey) {
-      const { encoding } = pathOf(chain, isTest);
+      const { encoding } = pathOf(chain, isTest, testSpelling);
       if (encoding === 'solana') return base58.encode(ed25519.getPublicKey(privateKey));
       precomputeBase();
       return encodeSecp256k1(encoding, Point.BASE.multiply(bytesToNumberBE(privateKey)));
@@ -337,10 +358,35 @@ export interface DepositSigningKeys {
   keyFor(chain: ChainId, isTest: boolean, index: number, address: string): Uint8Array;
 }
 
-/** How a chain compares two spellings of one address: EVM and bech32 ignore case, base58 does not. */
-function sameAddress(chain: ChainId, a: string, b: string): boolean {
-  const family = getChain(chain)?.family;
-  return family === 'evm' || family === 'bitcoin' ? a.toLowerCase() === b.toLowerCase() : a === b;
+/**
+ * How a chain compares two spellings of one address: EVM and bech32 ignore case, base58 does not. In test mode a
+ * bitcoin-family address also has two prefixes for one script (tb/bcrt, tltc/rltc): a payment created while its chain
+ * was spelled one way keeps that address when the test network setting changes, and must still sweep. Live mode has
+ * one prefix (bc, ltc).
+ */
+function sameAddress(chain: ChainId, isTest: boolean, a: string, b: string): boolean {
+  const info = getChain(chain);
+  if (info?.family === 'evm') return a.toLowerCase() === b.toLowerCase();
+  if (info?.family !== 'bitcoin') return a === b;
+  const [lowerA, lowerB] = [a.toLowerCase(), b.toLowerCase()];
+  if (lowerA === lowerB) return true;
+  if (!isTest) return false;
+  const hrps: readonly string[] =
+    info.id === 'litecoin'
+      ? [HRP.litecoin.test, HRP.litecoin.regtest]
+      : [HRP.bitcoin.test, HRP.bitcoin.regtest];
+  const [decodedA, decodedB] = [lowerA, lowerB].map((text) =>
+    // Deposit addresses are P2WPKH, witness version 0: bech32, not bech32m.
+    text.includes('1') ? bech32.decodeUnsafe(text as `${string}1${string}`, 90) : undefined,
+  );
+  return (
+    decodedA !== undefined &&
+    decodedB !== undefined &&
+    hrps.includes(decodedA.prefix) &&
+    hrps.includes(decodedB.prefix) &&
+    decodedA.words.length === decodedB.words.length &&
+    decodedA.words.every((word, n) => word === decodedB.words[n])
+  );
 }
 
 export function createDepositSigningKeys(
@@ -351,7 +397,8 @@ export function createDepositSigningKeys(
     keyFor(chain, isTest, index, address) {
       const key = deriver.derivePrivateKey(chain, isTest, index);
       const keyAddress = check.addressOfKey(chain, isTest, key);
-      if (!sameAddress(chain, keyAddress, address)) throw new SignerMismatchError(chain, address, keyAddress);
+      if (!sameAddress(chain, isTest, keyAddress, address))
+        throw new SignerMismatchError(chain, address, keyAddress);
       return key;
     },
   };

@@ -18,7 +18,7 @@ describe('derivation thread', () => {
       return deriver.deriveBatch(...args);
     },
   };
-  const thread = createDerivationThread({ seeds, deriver: counting, check });
+  const thread = createDerivationThread({ seeds, testSpelling: {}, deriver: counting, check });
   afterAll(() => thread.close());
 
   it('derives on the worker exactly what the main thread derives, for every chain', async () => {
@@ -38,7 +38,7 @@ describe('derivation thread', () => {
   });
 
   it('derives on the main thread once the worker is gone', async () => {
-    const gone = createDerivationThread({ seeds, deriver: counting, check });
+    const gone = createDerivationThread({ seeds, testSpelling: {}, deriver: counting, check });
     await gone.close();
     const before = mainThreadCalls;
     expect(await gone.deriveMany('tron', true, [5])).toEqual([deriver.deriveAddress('tron', true, 5)]);
@@ -61,7 +61,7 @@ describe('derivation thread', () => {
           indices.map((index) => (index === 7 ? 8 : index)),
         ),
     };
-    const gone = createDerivationThread({ seeds, deriver: broken, check });
+    const gone = createDerivationThread({ seeds, testSpelling: {}, deriver: broken, check });
     await gone.close();
     await expect(gone.deriveMany('ethereum', true, [6, 7])).rejects.toBeInstanceOf(DerivationMismatchError);
     await expect(gone.deriveMany('ethereum', true, [6, 7])).rejects.toMatchObject({
@@ -76,5 +76,31 @@ describe('derivation thread', () => {
     expect(await gone.deriveMany('ethereum', true, [6])).toEqual([
       deriver.deriveAddress('ethereum', true, 6),
     ]);
+  });
+
+  it('derives with the spelling it is given: regtest prefixes where the test node is regtest, the same keys', async () => {
+    const testSpelling = { litecoin: 'regtest', bitcoin: 'regtest' } as const;
+    const regtestDeriver = createAddressDeriver(seeds, { testSpelling });
+    const regtest = createDerivationThread({
+      seeds,
+      testSpelling,
+      deriver: regtestDeriver,
+      check: createDerivationCheck(seeds, { testSpelling }),
+    });
+    try {
+      expect(await regtest.ready()).toBe(true);
+      const indices = [0, 1, 77];
+      const ltc = await regtest.deriveMany('litecoin', true, indices);
+      expect(ltc).toEqual(indices.map((index) => regtestDeriver.deriveAddress('litecoin', true, index)));
+      expect(ltc.every((address) => address.startsWith('rltc1q'))).toBe(true);
+      const btc = await regtest.deriveMany('bitcoin', true, indices);
+      expect(btc.every((address) => address.startsWith('bcrt1q'))).toBe(true);
+      // Other families are untouched by the spelling.
+      expect(await regtest.deriveMany('ethereum', true, [3])).toEqual([
+        deriver.deriveAddress('ethereum', true, 3),
+      ]);
+    } finally {
+      await regtest.close();
+    }
   });
 });

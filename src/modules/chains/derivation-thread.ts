@@ -4,9 +4,9 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import type { Logger } from 'pino';
-import type { AddressDeriver } from './derivation.ts';
+import type { AddressDeriver, TestAddressSpelling } from './derivation.ts';
 import { type DerivationCheck, DerivationMismatchError } from './derivation-check.ts';
-import type { DeriveReply, DeriveRequest } from './derivation-worker.ts';
+import type { DerivationWorkerData, DeriveReply, DeriveRequest } from './derivation-worker.ts';
 import type { ChainId } from './registry.ts';
 
 /**
@@ -40,6 +40,8 @@ export function deriveOnThisThread(
 
 export function createDerivationThread(deps: {
   seeds: { testMnemonic: string; liveMnemonic: string | undefined };
+  /** The test-mode spelling the main thread's deriver and check were given: the thread's are given the same. */
+  testSpelling: TestAddressSpelling;
   /** The main thread's deriver: used until the thread is ready and whenever it is not usable. */
   deriver: AddressDeriver;
   /** The main thread's second derivation, for the same fallback (the thread builds its own). */
@@ -75,8 +77,9 @@ export function createDerivationThread(deps: {
    * from the sources it is TypeScript, loaded through tsx.
    */
   function newWorker(): Worker {
+    const workerData: DerivationWorkerData = { seeds: deps.seeds, testSpelling: deps.testSpelling };
     const bundled = new URL('./derivation-worker.js', import.meta.url);
-    if (existsSync(fileURLToPath(bundled))) return new Worker(bundled, { workerData: deps.seeds });
+    if (existsSync(fileURLToPath(bundled))) return new Worker(bundled, { workerData });
     // tsx's ES module API (its CommonJS twin, which a plain resolve finds, registers from the wrong place).
     const tsxRoot = dirname(createRequire(import.meta.url).resolve('tsx/package.json'));
     const tsx = pathToFileURL(join(tsxRoot, 'dist', 'esm', 'api', 'index.mjs')).href;
@@ -85,7 +88,7 @@ export function createDerivationThread(deps: {
     const bootstrap = `const { register } = await import(${JSON.stringify(tsx)});
 register();
 await import(${JSON.stringify(entry)});`;
-    return new Worker(bootstrap, { eval: true, workerData: deps.seeds });
+    return new Worker(bootstrap, { eval: true, workerData });
   }
 
   function start(): void {

@@ -1,5 +1,5 @@
 import { parentPort, workerData } from 'node:worker_threads';
-import { createAddressDeriver } from './derivation.ts';
+import { createAddressDeriver, type TestAddressSpelling } from './derivation.ts';
 import { createDerivationCheck, DerivationMismatchError } from './derivation-check.ts';
 import type { ChainId } from './registry.ts';
 
@@ -16,6 +16,12 @@ export interface DeriveRequest {
   indices: number[];
 }
 
+/** What the thread is started with (workerData): the seeds, and the spelling both derivations are told. */
+export interface DerivationWorkerData {
+  seeds: { testMnemonic: string; liveMnemonic: string | undefined };
+  testSpelling: TestAddressSpelling;
+}
+
 export type DeriveReply =
   | { id: number; addresses: string[] }
   | { id: number; mismatch: DerivationMismatchError['detail'] }
@@ -23,10 +29,11 @@ export type DeriveReply =
 
 const port = parentPort;
 if (port === null) throw new Error('derivation-worker.ts runs as a worker thread only');
-const seeds = workerData as { testMnemonic: string; liveMnemonic: string | undefined };
-const deriver = createAddressDeriver(seeds);
+const { seeds, testSpelling } = workerData as DerivationWorkerData;
+// The main thread's spelling: an address derived here is the one the main thread would derive.
+const deriver = createAddressDeriver(seeds, { testSpelling });
 // The second, independent derivation runs here too, beside the first: every address is confirmed before it leaves.
-const check = createDerivationCheck(seeds);
+const check = createDerivationCheck(seeds, { testSpelling });
 
 port.on('message', (request: DeriveRequest) => {
   let reply: DeriveReply;

@@ -85,6 +85,35 @@ describe('deposit address derivation: published vectors for "abandon … about"'
     expect(validateAddress('litecoin', false, tltc)).toBe(false);
   });
 
+  it('test mode on a regtest node spells the same keys bcrt1q…/rltc1q…; live mode and the other chain are unchanged', () => {
+    const regtest = createAddressDeriver(
+      { testMnemonic: ABANDON, liveMnemonic: ABANDON },
+      { testSpelling: { bitcoin: 'regtest', litecoin: 'regtest' } },
+    );
+    // m/84'/1'/0'/0/0 and /1 of this mnemonic as regtest wallets write them (bitcoinjs-lib's networks.regtest, BDK).
+    expect(regtest.deriveAddress('bitcoin', true, 0)).toBe('bcrt1q6rz28mcfaxtmd6v789l9rrlrusdprr9pz3cppk');
+    expect(regtest.deriveAddress('bitcoin', true, 1)).toBe('bcrt1qd7spv5q28348xl4myc8zmh983w5jx32cs707jh');
+    const rltc = regtest.deriveAddress('litecoin', true, 0);
+    expect(rltc).toMatch(/^rltc1q[02-9ac-hj-np-z]{38}$/);
+    // The same key, path and witness program as the testnet spelling: only the bech32 prefix differs.
+    expect(witnessProgram(rltc)).toBe(witnessProgram(deriver.deriveAddress('litecoin', true, 0)));
+    expect(regtest.derivationPath('litecoin', true, 0)).toBe("m/84'/1'/0'/0/0");
+    expect(hex(regtest.derivePrivateKey('litecoin', true, 5))).toBe(
+      hex(deriver.derivePrivateKey('litecoin', true, 5)),
+    );
+    expect(regtest.deriveAddress('bitcoin', false, 0)).toBe('bc1qcr8te4kr609gcawutmrza0j4xv80jy8z306fyu');
+    expect(regtest.deriveAddress('litecoin', false, 0)).toBe('ltc1qjmxnz78nmc8nq77wuxh25n2es7rzm5c2rkk4wh');
+    // Per chain: litecoin's test node on regtest says nothing about bitcoin's.
+    const litecoinOnly = createAddressDeriver(
+      { testMnemonic: ABANDON, liveMnemonic: undefined },
+      { testSpelling: { litecoin: 'regtest' } },
+    );
+    expect(litecoinOnly.deriveAddress('bitcoin', true, 0)).toBe('tb1q6rz28mcfaxtmd6v789l9rrlrusdprr9pqcpvkl');
+    expect(litecoinOnly.deriveAddress('litecoin', true, 0)).toBe(rltc);
+    expect(validateAddress('litecoin', true, rltc)).toBe(true);
+    expect(validateAddress('litecoin', false, rltc)).toBe(false);
+  });
+
   it("Tron m/44'/195'/0'/0/i", () => {
     // klever-io/trx-ledger (the Tron Ledger app) test_getPublicKey.py expects TUEZ… for 44'/195'/0'/0/0 on its
     // test seed, this mnemonic; Trust Wallet Core gives the same for CoinType.TRON. Index 1 as published alongside

@@ -20,6 +20,8 @@ import { type Affine, addBaseMultiples, encodeAffine } from './secp256k1-public.
  * - tron         m/44'/195'/0'/0/i   base58check T… address
  * - bitcoin      m/84'/0'/0'/0/i     P2WPKH bc1q…;   test mode m/84'/1'/0'/0/i  tb1q…   (BIP-44 coin type 1)
  * - litecoin     m/84'/2'/0'/0/i     P2WPKH ltc1q…;  test mode m/84'/1'/0'/0/i  tltc1q…
+ *   (test mode spells them bcrt1q… / rltc1q… instead when that chain's test node is configured as regtest: the same
+ *   key and script, only the bech32 prefix differs; see TestAddressSpelling)
  * - solana       m/44'/501'/i'/0'    SLIP-0010 ed25519, base58 public key (Phantom/Solflare layout)
  *
  * The mnemonic-to-seed step (PBKDF2, ~10-40 ms) runs once per mnemonic, and each account-level node (everything but
@@ -49,6 +51,15 @@ export interface AddressDeriver {
   /** The BIP-32/SLIP-0010 path of that address, e.g. "m/84'/0'/0'/0/7". */
   derivationPath(chainId: ChainId, isTest: boolean, index: number): string;
 }
+
+/**
+ * Per bitcoin-family chain, the bech32 prefix of its test-mode addresses: `test` (tb1…, tltc1…; the default) or
+ * `regtest` (bcrt1…, rltc1…) when its test node is configured as regtest (SVC_TEST_CHAIN_<NAME>_NETWORK=regtest), so
+ * that a regtest wallet accepts the address the checkout shows. Both derivations (derivation.ts and
+ * derivation-check.ts, also on the derivation thread) must be given the same spelling, or every address is refused.
+ * Live mode is never affected (bc1…, ltc1…).
+ */
+export type TestAddressSpelling = Readonly<Partial<Record<'bitcoin' | 'litecoin', 'test' | 'regtest'>>>;
 
 interface DerivedBatch {
   addresses: string[];
@@ -253,10 +264,11 @@ class SeedKeys {
 function encodeSecp256k1(
   encode: 'evm' | 'tron' | 'bitcoin' | 'litecoin',
   isTest: boolean,
+  testSpelling: TestAddressSpelling,
   publicKey: Secp256k1Child['publicKey'],
 ): string {
   if (encode === 'bitcoin' || encode === 'litecoin') {
-    const address = p2wpkh(publicKey(true), utxoNetwork(encode, isTest)).address;
+    const address = p2wpkh(publicKey(true), utxoNetwork(encode, isTest, testSpelling[encode])).address;
     if (address === undefined) throw new Error('Could not encode a P2WPKH address');
     return address;
   }
@@ -272,8 +284,11 @@ export function createAddressDeriver(
   options: {
     /** How children's public keys are computed: libsecp256k1 where its addon loads (the default), or the comb. */
     curve?: 'native' | 'comb';
+    /** Test-mode bech32 prefixes of the bitcoin family (default: testnet's on every chain). */
+    testSpelling?: TestAddressSpelling;
   } = {},
 ): AddressDeriver {
+  const testSpelling = options.testSpelling ?? {};
   // The addon is opened with the first derivation, not at start-up (most starts derive nothing before they serve).
   let native: PublicKeyTweakAdd | undefined | null = options.curve === 'comb' ? undefined : null;
   const nativeTweakAdd = (): PublicKeyTweakAdd | undefined => {
@@ -307,7 +322,7 @@ export function createAddressDeriver(
     }
     const points = keys.secp256k1PublicKeys(scheme.account, indices);
     return {
-      addresses: points.map((publicKey) => encodeSecp256k1(scheme.encode, isTest, publicKey)),
+      addresses: points.map((publicKey) => encodeSecp256k1(scheme.encode, isTest, testSpelling, publicKey)),
       publicKeys: points.map((publicKey) => publicKey(false)),
     };
   };

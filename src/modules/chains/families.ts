@@ -3,9 +3,9 @@ import type { Db } from '../../db/client.ts';
 import type { Clock } from '../../lib/clock.ts';
 import type { ChainAdapter } from './adapter.ts';
 import { createBitcoinAdapters } from './bitcoin/index.ts';
-import type { BitcoinSettings } from './bitcoin/settings.ts';
+import { type BitcoinSettings, testAddressSpelling as bitcoinTestSpelling } from './bitcoin/settings.ts';
 import { type ConfirmationsConfig, confirmationsFor } from './confirmations.ts';
-import type { AddressDeriver } from './derivation.ts';
+import type { AddressDeriver, TestAddressSpelling } from './derivation.ts';
 import type { DepositSigningKeys } from './derivation-check.ts';
 import { createEvmAdapters } from './evm/index.ts';
 import type { EvmSettings } from './evm/settings.ts';
@@ -27,6 +27,15 @@ export interface ChainAdaptersConfig extends ConfirmationsConfig {
   evm?: EvmSettings;
   bitcoin?: BitcoinSettings;
   liveMnemonic?: string | undefined;
+}
+
+/**
+ * How test-mode deposit addresses are spelled per chain, from the configured test networks (a bitcoin-family chain
+ * whose test node is configured as regtest: bcrt1…/rltc1…). Both derivations, on every thread, are given this one
+ * answer; the adapters read the same settings for what they record and sweep.
+ */
+export function testAddressSpelling(config: Pick<ChainAdaptersConfig, 'bitcoin'>): TestAddressSpelling {
+  return config.bitcoin === undefined ? {} : bitcoinTestSpelling(config.bitcoin.chains);
 }
 
 /** The chain adapters of both modes. */

@@ -284,6 +284,73 @@ describe.skipIf(!runLitecoindTests)('Bitcoin-family adapter against litecoind re
     expect(await adapter.bumpForward?.(intent, { fee: 50n * 1000n })).toBeNull();
   });
 
+  it('with the test node configured as regtest: records rltc1…, and sweeps deposits spelled either way to an rltc1… payout', async () => {
+    // What the program composes for SVC_TEST_CHAIN_LITECOIN_NETWORK=regtest (services.ts): both derivations spell
+    // rltc1…, and the adapter records and sweeps with the same settings.
+    const testSpelling = { litecoin: 'regtest' } as const;
+    const seeds = { testMnemonic, liveMnemonic: testMnemonic };
+    const regtestDeriver = createAddressDeriver(seeds, { testSpelling });
+    const regtestAdapter = createBitcoinAdapter({
+      settings: settings(node.urlWithAuth, { network: 'regtest' }),
+      shared: { rpcTimeoutMs: 5000, rpcRetries: 1 },
+      requiredConfirmations: 1,
+      signingKeys: createDepositSigningKeys(regtestDeriver, createDerivationCheck(seeds, { testSpelling })),
+      logger,
+    });
+    await regtestAdapter.start();
+    try {
+      // A new payment's address as the checkout shows it, paid as it is; and one created before the setting changed
+      // (tltc1…, still stored so), paid by a wallet at its regtest spelling.
+      const fresh = regtestDeriver.deriveAddress('litecoin', true, 40);
+      expect(fresh).toMatch(/^rltc1q/);
+      const old = deposit(41);
+      const watched = new Set([fresh, old.address].map(regtestAdapter.addressKey));
+      await pay(fresh, '0.04');
+      await pay(old.regtest, '0.05');
+      const [hash] = await node.mine(1);
+      const header = await node.rpc<{ height: number }>('getblockheader', [hash]);
+      const block = await regtestAdapter.block(header.height);
+      const found = await regtestAdapter.transfers(block as NonNullable<typeof block>, watched);
+      // Recorded in the configured spelling; the old payment's key (its script) still finds its deposit.
+      expect(found.map((t) => t.to).sort()).toEqual([fresh, old.regtest].sort());
+      expect(found.every((t) => watched.has(regtestAdapter.addressKey(t.to)))).toBe(true);
+      const inputs = found.map((t) => ({
+        // The old deposit as it was recorded before the change (tltc1…), the new one as recorded now.
+        address: t.to === fresh ? fresh : old.address,
+        derivationIndex: t.to === fresh ? 40 : 41,
+        amount: t.amount,
+        outputs: [{ txHash: t.txHash, outputIndex: t.outputIndex, amount: t.amount }],
+      }));
+      const payoutRegtest = await node.rpc<string>('getnewaddress', ['', 'bech32'], { wallet: node.wallet });
+      const built = await regtestAdapter.buildForward({
+        id: 'fwd_regtest',
+        asset: 'LTC',
+        inputs,
+        to: payoutRegtest,
+      });
+      expect(built.left).toEqual([]);
+      expect(built.amount + built.fee).toBe(9_000_000n);
+      await regtestAdapter.broadcast(built.rawTx);
+      await node.mine(1);
+      expect(await regtestAdapter.forwardStatus(built.txHash)).toMatchObject({ state: 'included' });
+      const received = await node.rpc<number>('getreceivedbyaddress', [payoutRegtest, 1], {
+        wallet: node.wallet,
+      });
+      expect(coinsToBaseUnits(String(received))).toBe(built.amount);
+      // Another index's key for a deposit address: refused before anything is signed.
+      await expect(
+        regtestAdapter.buildForward({
+          id: 'fwd_wrong',
+          asset: 'LTC',
+          inputs: [{ ...(inputs[0] as (typeof inputs)[number]), derivationIndex: 42 }],
+          to: payoutRegtest,
+        }),
+      ).rejects.toThrow(/not to the deposit address/);
+    } finally {
+      await regtestAdapter.close();
+    }
+  });
+
   it('waits while the fee rate is above the cap', async () => {
     const capped = createBitcoinAdapter({
       settings: settings(node.urlWithAuth, { minFeeRate: 100n, maxFeeRate: 50n }),

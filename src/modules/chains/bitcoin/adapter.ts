@@ -2,11 +2,16 @@ import type { Logger } from 'pino';
 import type { BlockRef, ChainAdapter, MempoolChanges, SeenDeposit, Transfer } from '../adapter.ts';
 import type { DepositSigningKeys } from '../derivation-check.ts';
 import { getChain } from '../registry.ts';
-import { BITCOIN_NETWORKS, type BitcoinNetwork, type BitcoinNetworkName } from './network.ts';
+import {
+  BITCOIN_NETWORKS,
+  type BitcoinNetwork,
+  type BitcoinNetworkName,
+  readableNetworks,
+} from './network.ts';
 import { createBitcoinNode } from './node.ts';
 import { type BitcoinRpc, BitcoinRpcError, createBitcoinRpc } from './rpc.ts';
 import { createMempoolWatcher, fetchBlockTransfers, type UtxoTransfer } from './scan.ts';
-import type { BitcoinChainSettings, BitcoinSettings } from './settings.ts';
+import { addressSpelling, type BitcoinChainSettings, type BitcoinSettings } from './settings.ts';
 import { createBitcoinSweeper } from './sweep.ts';
 import { createScriptKeys } from './watched.ts';
 
@@ -16,9 +21,9 @@ import { createScriptKeys } from './watched.ts';
  * used, and a pruned node is enough (blocks are read as they come; see README for the prune depth).
  *
  * - The node's network is read at start (`getblockchaininfo`): live mode needs `main`, test mode one of `test`,
- *   `signet`, `regtest`; anything else is refused before a block is read. Deposit addresses keep svc's spelling of the
- *   mode (bc/ltc live, tb/tltc in test mode; regtest wallets write the same output script as bcrt/rltc): detection
- *   compares output scripts, never address strings.
+ *   `signet`, `regtest`; anything else is refused before a block is read. Deposit addresses are spelled for the mode
+ *   (bc/ltc live; tb/tltc in test mode, or bcrt/rltc when the test node is configured as regtest: addressSpelling),
+ *   and read in every spelling of the mode: detection compares output scripts, never address strings.
  * - Blocks: the tip and headers are light calls; a block's transactions are read (`getblock <hash> 2`) only when the
  *   generic watcher scans it, by hash, so a scan never mixes two forks. The watcher keeps the unfinal window's block
  *   hashes and walks back to the common ancestor on a reorganisation (watcher.ts).
@@ -80,15 +85,12 @@ export function createBitcoinAdapter(deps: {
       retries: deps.shared.rpcRetries,
       logger,
     });
-  /** svc's spelling of deposit and payout addresses in this mode. */
-  const svcNetwork = BITCOIN_NETWORKS[`${chainId}-${isTest ? 'test' : 'main'}`];
-  // Watched addresses are keyed by their output script; test mode also reads the regtest spelling of its scripts.
-  const scriptKeys = createScriptKeys(
-    svcNetwork,
-    Object.values(BITCOIN_NETWORKS).filter(
-      (network) => network.coin === svcNetwork.coin && (network.coreChain === 'main') === !isTest,
-    ),
-  );
+  /** svc's spelling of the addresses it writes in this mode (deposits it records); the derivers are told the same. */
+  const svcNetwork = BITCOIN_NETWORKS[`${chainId}-${addressSpelling(settings)}`];
+  /** Every spelling of the mode it reads: test mode's testnet and regtest prefixes alike. */
+  const readable = readableNetworks(chainId, isTest);
+  // Watched addresses are keyed by their output script, whichever test spelling a payment's address has.
+  const scriptKeys = createScriptKeys(svcNetwork, readable);
   let nodeNetwork: BitcoinNetwork | null = null;
   let node: ReturnType<typeof createBitcoinNode> | null = null;
   let startProblem: string | null = null;
@@ -98,7 +100,7 @@ export function createBitcoinAdapter(deps: {
     rpc,
     chainId,
     isTest,
-    network: svcNetwork,
+    networks: readable,
     settings,
     signingKeys: deps.signingKeys,
     logger,

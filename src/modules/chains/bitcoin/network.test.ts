@@ -10,7 +10,14 @@ import {
   runLitecoindTests,
   startLitecoind,
 } from '../../../../test/support/litecoind.ts';
-import { addressToScript, BITCOIN_NETWORKS, p2wpkhScript, scriptToAddress } from './network.ts';
+import {
+  addressToScript,
+  addressToScriptOn,
+  BITCOIN_NETWORKS,
+  p2wpkhScript,
+  readableNetworks,
+  scriptToAddress,
+} from './network.ts';
 
 const main = BITCOIN_NETWORKS['bitcoin-main'];
 const test = BITCOIN_NETWORKS['bitcoin-test'];
@@ -68,6 +75,35 @@ describe('segwit addresses and output scripts (BIP-173 and BIP-350 vectors)', ()
     expect(() =>
       addressToScript(BITCOIN_NETWORKS['litecoin-main'], 'bc1qw508d6qejxtdg4y5r3zarvary0c5xw7kv8f3t4'),
     ).toThrow();
+  });
+
+  it('reads every spelling of a mode (test mode: testnet and regtest prefixes), and no other', () => {
+    expect(readableNetworks('bitcoin', false).map((n) => n.name)).toEqual(['bitcoin-main']);
+    expect(readableNetworks('bitcoin', true).map((n) => n.name)).toEqual([
+      'bitcoin-test',
+      'bitcoin-signet',
+      'bitcoin-regtest',
+    ]);
+    expect(readableNetworks('litecoin', true).map((n) => n.name)).toEqual([
+      'litecoin-test',
+      'litecoin-regtest',
+    ]);
+    const script = '0014751e76e8199196d454941c45d1b3a323f1433bd6';
+    const testMode = readableNetworks('litecoin', true);
+    for (const network of testMode) {
+      const address = scriptToAddress(network, script) as string;
+      expect(addressToScriptOn(testMode, address)).toBe(script);
+      expect(addressToScriptOn(testMode, address.toUpperCase())).toBe(script);
+      expect(() => addressToScriptOn(readableNetworks('litecoin', false), address)).toThrow();
+    }
+    expect(() =>
+      addressToScriptOn(testMode, scriptToAddress(BITCOIN_NETWORKS['bitcoin-regtest'], script) as string),
+    ).toThrow(/not a segwit address of litecoin-test, litecoin-regtest/);
+    expect(() =>
+      addressToScriptOn(testMode, scriptToAddress(BITCOIN_NETWORKS['litecoin-main'], script) as string),
+    ).toThrow();
+    // A bad checksum under a known prefix says what is wrong with it.
+    expect(() => addressToScriptOn(testMode, 'rltc1qw508d6qejxtdg4y5r3zarvary0c5xw7kv8f3t4')).toThrow();
   });
 
   it('gives null for scripts that are not witness programs (P2PKH, P2SH, OP_RETURN, truncated)', () => {

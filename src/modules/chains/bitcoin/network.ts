@@ -161,6 +161,35 @@ export function addressToScript(network: BitcoinNetwork, address: string): strin
   return bytesToHex(Uint8Array.of(op, program.length, ...program));
 }
 
+/**
+ * The output script of a segwit address spelled for any of `networks` (one script, several prefixes: test mode reads
+ * tb1…/bcrt1… alike). Throws when it is none of theirs.
+ */
+export function addressToScriptOn(networks: readonly BitcoinNetwork[], address: string): string {
+  const lower = address.toLowerCase();
+  let problem: unknown = new Error(`not a segwit address of ${networks.map((n) => n.name).join(', ')}`);
+  for (const network of networks) {
+    if (!lower.startsWith(`${network.hrp}1`)) continue;
+    try {
+      return addressToScript(network, address);
+    } catch (error) {
+      // A longer prefix may still match (bc1 vs bcrt1 is told apart by the separator, tb1 vs tltc1 too).
+      problem = error;
+    }
+  }
+  throw problem;
+}
+
+/**
+ * The networks whose spellings svc reads for a coin in a mode: mainnet's alone in live mode; in test mode every test
+ * network's (testnet and signet share tb/tltc, regtest has bcrt/rltc), whichever of them svc itself writes.
+ */
+export function readableNetworks(coin: BitcoinNetwork['coin'], isTest: boolean): BitcoinNetwork[] {
+  return Object.values(BITCOIN_NETWORKS).filter(
+    (network) => network.coin === coin && (network.coreChain === 'main') === !isTest,
+  );
+}
+
 /** The segwit address an output script pays on this network, or null for a script that is not a witness program. */
 export function scriptToAddress(network: BitcoinNetwork, scriptHex: string): string | null {
   if (!/^(?:[0-9a-f]{2})+$/.test(scriptHex)) return null;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseBitcoinChainSettings } from './settings.ts';
+import { addressSpelling, parseBitcoinChainSettings, testAddressSpelling } from './settings.ts';
 
 describe('Bitcoin-family chain settings from the environment', () => {
   it('reads live and test-network nodes per chain, with failover URLs and documented defaults', () => {
@@ -74,5 +74,30 @@ describe('Bitcoin-family chain settings from the environment', () => {
         SVC_CHAIN_BITCOIN_MAX_FEE_RATE: '10',
       }),
     ).toThrow(/SVC_CHAIN_BITCOIN_MAX_FEE_RATE: must not be below/);
+  });
+
+  it('spells test-mode addresses for regtest only where the test node is configured as regtest; live never', () => {
+    const chains = parseBitcoinChainSettings({
+      SVC_CHAIN_LITECOIN_RPC_URL: 'http://u:p@127.0.0.1:1',
+      SVC_CHAIN_LITECOIN_NETWORK: 'regtest', // a regtest node standing in for mainnet: live keeps ltc1…
+      SVC_TEST_CHAIN_LITECOIN_RPC_URL: 'http://u:p@127.0.0.1:1',
+      SVC_TEST_CHAIN_LITECOIN_NETWORK: 'regtest',
+      SVC_TEST_CHAIN_BITCOIN_RPC_URL: 'http://u:p@127.0.0.1:2',
+      SVC_TEST_CHAIN_BITCOIN_NETWORK: 'signet',
+    });
+    expect(chains.map((c) => [c.chain, c.isTest, addressSpelling(c)])).toEqual([
+      ['bitcoin', true, 'test'],
+      ['litecoin', false, 'main'],
+      ['litecoin', true, 'regtest'],
+    ]);
+    expect(testAddressSpelling(chains)).toEqual({ bitcoin: 'test', litecoin: 'regtest' });
+    // Without NETWORK the test node may be any test network: testnet's spelling, as before.
+    expect(
+      testAddressSpelling(parseBitcoinChainSettings({ SVC_TEST_CHAIN_LITECOIN_RPC_URL: 'http://u:p@h:1' })),
+    ).toEqual({ litecoin: 'test' });
+    // NETWORK without an RPC URL connects nothing and changes nothing.
+    expect(
+      testAddressSpelling(parseBitcoinChainSettings({ SVC_TEST_CHAIN_LITECOIN_NETWORK: 'regtest' })),
+    ).toEqual({});
   });
 });

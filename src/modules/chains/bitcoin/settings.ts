@@ -13,9 +13,11 @@ import { redactUrl } from '../rpc-url.ts';
  * - `RPC_COOKIE_FILE`   the node's `.cookie` file (`<datadir>/.cookie`, `<datadir>/regtest/.cookie`, …) for URLs
  *                       without credentials; read again when the node rewrites it (after a 401).
  * - `NETWORK`           the network the node must be on: `main`, `test`, `signet` or `regtest` (its `getblockchaininfo`
- *                       chain). Default: live mode `main`; test mode any of test, signet, regtest. Setting it for live
- *                       mode lets a local regtest node stand in for mainnet (end-to-end tests); addresses keep the
- *                       mode's spelling (bc/ltc live, tb/tltc test), the output scripts are the same on every network.
+ *                       chain). Default: live mode `main`; test mode any of test, signet, regtest. Test mode with
+ *                       `regtest` spells its addresses for regtest (bcrt1…/rltc1…, what `sendtoaddress` of a regtest
+ *                       wallet takes); otherwise test mode spells them for testnet (tb1…/tltc1…). Setting it for live
+ *                       mode lets a local regtest node stand in for mainnet (end-to-end tests); live addresses keep
+ *                       their bc1…/ltc1… spelling. The output scripts are the same on every network.
  * - `CONFIRMATIONS`     blocks a deposit needs (its own counts as 1); default SVC_CONFIRMATIONS, else the registry's
  *                       (bitcoin 2, litecoin 6).
  * - `POLL_MS`           how often the node's tip and mempool are polled (default 1000: a payment shows `confirming`
@@ -59,6 +61,30 @@ export interface BitcoinSettings {
   chains: BitcoinChainSettings[];
   rpcTimeoutMs: number;
   rpcRetries: number;
+}
+
+/**
+ * How svc spells a chain's addresses in this mode: test mode on a node configured as regtest uses regtest's bech32
+ * prefix (a regtest wallet refuses tb1…/tltc1…); every other test network shares testnet's; live mode is mainnet's
+ * (also when a regtest node stands in for mainnet in tests: live addresses never change their spelling).
+ */
+export function addressSpelling(
+  settings: Pick<BitcoinChainSettings, 'isTest' | 'network'>,
+): 'main' | 'test' | 'regtest' {
+  if (!settings.isTest) return 'main';
+  return settings.network === 'regtest' ? 'regtest' : 'test';
+}
+
+/** The test-mode spelling of every bitcoin-family chain with a test node (what both derivations are told). */
+export function testAddressSpelling(
+  chains: readonly BitcoinChainSettings[],
+): Partial<Record<BitcoinFamilyChain, 'test' | 'regtest'>> {
+  const out: Partial<Record<BitcoinFamilyChain, 'test' | 'regtest'>> = {};
+  for (const settings of chains) {
+    const spelling = addressSpelling(settings);
+    if (spelling !== 'main') out[settings.chain] = spelling;
+  }
+  return out;
 }
 
 const DEFAULT_MAX_FEE_RATE: Record<BitcoinFamilyChain, bigint> = { bitcoin: 200n, litecoin: 50n };

@@ -6,7 +6,7 @@ import type { BuiltForward, ForwardIntent, ForwardStatus } from '../adapter.ts';
 import { utxoNetwork } from '../addresses.ts';
 import type { DepositSigningKeys } from '../derivation-check.ts';
 import { coinsToBaseUnits } from './json.ts';
-import { addressToScript, type BitcoinNetwork } from './network.ts';
+import { addressToScriptOn, type BitcoinNetwork } from './network.ts';
 import { type BitcoinRpc, BitcoinRpcError } from './rpc.ts';
 import type { BitcoinChainSettings, BitcoinFamilyChain } from './settings.ts';
 
@@ -36,21 +36,28 @@ export function createBitcoinSweeper(deps: {
   rpc: BitcoinRpc;
   chainId: BitcoinFamilyChain;
   isTest: boolean;
-  /** svc's spelling of deposit and payout addresses in this mode. */
-  network: BitcoinNetwork;
+  /**
+   * The spellings of deposit and payout addresses read in this mode: mainnet's live; testnet's and regtest's in test
+   * mode (a payment created before the test network setting changed keeps its old spelling, and a payout wallet of a
+   * regtest node has its own).
+   */
+  networks: readonly BitcoinNetwork[];
   settings: Pick<BitcoinChainSettings, 'minFeeRate' | 'maxFeeRate' | 'feeTargetBlocks'>;
   signingKeys: DepositSigningKeys;
   logger: Logger;
 }) {
-  const { rpc, chainId, isTest, network, settings, logger } = deps;
+  const { rpc, chainId, isTest, networks, settings, logger } = deps;
   const dust: Array<{ address: string; amount: bigint; at: Date }> = [];
   /** Where a sweep was found in a block (its first output, before anything spends it). */
   const included = new Map<string, { hash: string; height: number }>();
 
-  /** The output script of a payout address: segwit of the mode's network, or its base58 P2PKH/P2SH. */
+  /**
+   * The output script of a payout address: segwit in any spelling of the mode, or its base58 P2PKH/P2SH (regtest's
+   * base58 bytes are testnet's).
+   */
   function payoutScript(address: string): Uint8Array {
     try {
-      return hexToBytes(addressToScript(network, address));
+      return hexToBytes(addressToScriptOn(networks, address));
     } catch {
       return OutScript.encode(Address(utxoNetwork(chainId, isTest)).decode(address));
     }
@@ -170,7 +177,7 @@ export function createBitcoinSweeper(deps: {
     for (const { input, outputs } of spend) {
       // Checked against the deposit address before anything is signed (throws SignerMismatchError).
       const key = deps.signingKeys.keyFor(chainId, isTest, input.derivationIndex, input.address);
-      const script = hexToBytes(addressToScript(network, input.address));
+      const script = hexToBytes(addressToScriptOn(networks, input.address));
       const derived = p2wpkh(secpPublicKey(key)).script;
       if (Buffer.compare(Buffer.from(derived), Buffer.from(script)) !== 0) {
         throw new Error(`key of index ${input.derivationIndex} does not pay ${input.address}`);

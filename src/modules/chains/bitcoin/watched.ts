@@ -1,4 +1,4 @@
-import { addressToScript, type BitcoinNetwork, scriptToAddress } from './network.ts';
+import { addressToScriptOn, type BitcoinNetwork, scriptToAddress } from './network.ts';
 
 /**
  * How the bitcoin family keys a watched address: by the output script that pays it (lower-case hex, as the node writes
@@ -6,8 +6,9 @@ import { addressToScript, type BitcoinNetwork, scriptToAddress } from './network
  * tests each output's script against the watched set itself, so a poll costs nothing per watched address (walking
  * 100,000 keys each poll took half the scanner's time).
  *
- * One script has several spellings, all one key: upper case (QR codes), and in test mode svc's tb1…/tltc1… beside the
- * bcrt1…/rltc1… a regtest wallet writes. A string that is no segwit address of the chain's networks in this mode gets a
+ * One script has several spellings, all one key: upper case (QR codes), and in test mode tb1…/tltc1… beside
+ * bcrt1…/rltc1… (svc spells new addresses for regtest when the test node is configured as regtest; payments created
+ * before keep their testnet spelling, and a regtest wallet writes its own). A string that is no segwit address of the chain's networks in this mode gets a
  * key that no script can equal (scripts are hex; the key has a colon).
  */
 export interface ScriptKeys {
@@ -25,16 +26,11 @@ export function createScriptKeys(
 ): ScriptKeys {
   const memo = new Map<string, string>();
   function decode(address: string): string {
-    const lower = address.toLowerCase();
-    for (const network of accepted) {
-      if (!lower.startsWith(`${network.hrp}1`)) continue;
-      try {
-        return addressToScript(network, address);
-      } catch {
-        // A longer prefix may still match (bc1 vs bcrt1 is told apart by the separator, tb1 vs tltc1 too).
-      }
+    try {
+      return addressToScriptOn(accepted, address);
+    } catch {
+      return `not-an-address:${address}`;
     }
-    return `not-an-address:${address}`;
   }
   return {
     keyOf(address) {
