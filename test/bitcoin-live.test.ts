@@ -53,6 +53,7 @@ interface Payment {
     state: string;
     output_index: number;
     simulated: boolean;
+    left_as_dust_at: string | null;
   }>;
   events: Array<{ type: string; payload: { status: string } }>;
 }
@@ -99,6 +100,9 @@ describe.skipIf(!runLitecoindTests)(
           SVC_TEST_CHAIN_LITECOIN_POLL_MS: '200',
           SVC_TEST_CHAIN_LITECOIN_CONFIRMATIONS: '1',
           SVC_TEST_CHAIN_LITECOIN_SWEEP_BATCH: '1',
+          // 100 sat/vB: a deposit output worth at most 68 vB × 100 = 6,800 litoshis is not worth its fee (dust).
+          SVC_TEST_CHAIN_LITECOIN_MIN_FEE_RATE: '100',
+          SVC_TEST_CHAIN_LITECOIN_MAX_FEE_RATE: '200',
           SVC_BITCOIN_RPC_TIMEOUT_MS: '1000',
           SVC_BITCOIN_RPC_RETRIES: '1',
           SVC_RATE_LIMIT_PER_KEY: '0',
@@ -471,7 +475,8 @@ describe.skipIf(!runLitecoindTests)(
       expect(sweep.vsize).toBeLessThanOrEqual(11 + 50 * 68 + 31);
     });
 
-    it('test mode on a regtest node: a test key pays on the node, at the rltc1… address the checkout shows, as it is', async () => {
+    /** A merchant with a test key whose test-mode payout wallet is the node wallet's own rltc1… address, as it is. */
+    async function testMerchant(): Promise<{ testKey: string; payoutRegtest: string }> {
       const signup = await fetch(`${base}/v1/auth/signup`, {
         method: 'POST',
         headers: { 'content-type': 'application/json' },
@@ -481,8 +486,6 @@ describe.skipIf(!runLitecoindTests)(
       const pair = (await (
         await fetch(`${base}/v1/keypairs`, { method: 'POST', headers: { authorization: `Bearer ${token}` } })
       ).json()) as { test: { full_key: string } };
-      const testKey = pair.test.full_key;
-      // The node wallet's own rltc1… address is a valid test-mode payout wallet, not re-spelled.
       const payoutRegtest = await node.rpc<string>('getnewaddress', ['', 'bech32'], { wallet: node.wallet });
       expect(payoutRegtest).toMatch(/^rltc1q/);
       const wallets = await fetch(`${base}/v1/settings/payout-wallets?is_test=true`, {
@@ -491,6 +494,11 @@ describe.skipIf(!runLitecoindTests)(
         body: JSON.stringify({ litecoin: payoutRegtest }),
       });
       expect(wallets.status).toBe(200);
+      return { testKey: pair.test.full_key, payoutRegtest };
+    }
+
+    it('test mode on a regtest node: a test key pays on the node, at the rltc1… address the checkout shows, as it is', async () => {
+      const { testKey, payoutRegtest } = await testMerchant();
       const p = await api<Payment>('POST', '/payments', testKey, {
         chain: 'litecoin',
         amount: '0.2',
@@ -516,6 +524,37 @@ describe.skipIf(!runLitecoindTests)(
         wallet: node.wallet,
       });
       expect(coinsToBaseUnits(String(received))).toBe(coinsToBaseUnits(done.received_amount_native) - fee);
+    });
+
+    it('a deposit worth less than the fee to spend it is left in place and shown on the payment, never swept at a loss', async () => {
+      const { testKey } = await testMerchant();
+      // 5,000 litoshis: enough for the node's wallet to send, below the 6,800 its input costs at 100 sat/vB.
+      const p = await api<Payment>('POST', '/payments', testKey, {
+        chain: 'litecoin',
+        amount: '0.00005',
+        currency: 'LTC',
+      });
+      await node.rpc<string>('sendtoaddress', [p.address, '0.00005', '', '', false, true], {
+        wallet: node.wallet,
+      });
+      await node.mine(1);
+      const left = await until(
+        testKey,
+        p.payment_id,
+        'left as dust',
+        (x) => x.status === 'completed' && x.deposits[0]?.left_as_dust_at != null,
+      );
+      expect(left.deposits).toMatchObject([{ state: 'final', amount_native: '0.00005' }]);
+      // Blocks go by: still unswept (the forwarder prices it again later), and no sweep is recorded.
+      await node.mine(2);
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+      const later = await get(testKey, p.payment_id);
+      expect({ forwarded_at: later.forwarded_at, forward_tx_hash: later.forward_tx_hash }).toEqual({
+        forwarded_at: null,
+        forward_tx_hash: null,
+      });
+      expect(types(later)).not.toContain('payment.completed');
+      expect(output()).toMatch(/left in place \(dust\)/);
     });
 
     it('the node is stopped mid-scan and restarted: nothing missed, nothing counted twice', async () => {
