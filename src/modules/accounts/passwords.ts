@@ -1,14 +1,24 @@
-import { hash, verify } from '@node-rs/argon2';
+/**
+ * argon2 is a native addon: loaded at the first password to hash or check (sign-up, login), not at every start,
+ * where opening it and its module cost some tens of milliseconds.
+ */
+let argon2: Promise<typeof import('@node-rs/argon2')> | undefined;
+const loadArgon2 = () => {
+  argon2 ??= import('@node-rs/argon2');
+  return argon2;
+};
 
 // OWASP's argon2id baseline: 19 MiB, 2 passes, 1 lane.
 // `algorithm: 2` is Argon2id (the package exports it as an ambient const enum, which isolated modules cannot read).
 const options = { algorithm: 2, memoryCost: 19_456, timeCost: 2, parallelism: 1 } as const;
 
-export function hashPassword(password: string): Promise<string> {
+export async function hashPassword(password: string): Promise<string> {
+  const { hash } = await loadArgon2();
   return hash(password, options);
 }
 
 export async function verifyPassword(passwordHash: string, password: string): Promise<boolean> {
+  const { verify } = await loadArgon2();
   try {
     return await verify(passwordHash, password);
   } catch {
