@@ -10,6 +10,7 @@ import {
   mkdirSync,
   mkdtempSync,
   readdirSync,
+  readFileSync,
   rmSync,
   statSync,
   symlinkSync,
@@ -158,6 +159,28 @@ describe('the bundled program', () => {
     const { inputs } = await bundle.buildBundle(dir);
     expect(inputs).toBeGreaterThan(100);
     expect(bundle.currentBundle(dir).entry).toBe(pathToFileURL(join(dir, 'main.js')).href);
+    // Our files one by one; dependencies by package (its package.json) and npm's record of the install.
+    const manifest = JSON.parse(readFileSync(join(dir, 'manifest.json'), 'utf8')) as {
+      inputs: Array<[string, number, number]>;
+    };
+    const paths = manifest.inputs.map(([path]) => path);
+    expect(paths).toContain('src/main.ts');
+    expect(paths).toContain('node_modules/fastify/package.json');
+    expect(paths).toContain('node_modules/.package-lock.json');
+    expect(
+      paths.filter((path) => path.startsWith('node_modules/') && !path.endsWith('/package.json')),
+    ).toEqual(['node_modules/.package-lock.json']);
+    // A reinstalled package (its package.json other than recorded) makes the bundle stale.
+    const original = readFileSync(join(dir, 'manifest.json'), 'utf8');
+    const reinstalled = manifest.inputs.map(([path, size, mtimeMs]): [string, number, number] =>
+      path === 'node_modules/fastify/package.json' ? [path, size, mtimeMs - 1000] : [path, size, mtimeMs],
+    );
+    writeFileSync(join(dir, 'manifest.json'), JSON.stringify({ ...manifest, inputs: reinstalled }));
+    expect(bundle.currentBundle(dir).reason).toBe(
+      'node_modules/fastify/package.json changed since the bundle was built',
+    );
+    writeFileSync(join(dir, 'manifest.json'), original);
+    expect(bundle.currentBundle(dir).entry).not.toBeNull();
   }, 120_000);
 
   it('starts on the embedded default: migrated, secrets generated, API and its reference served', async () => {
