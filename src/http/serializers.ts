@@ -10,6 +10,16 @@ import { z } from 'zod';
  * (creation, the checkout's polling), whose bodies the service builds with the types of these very schemas.
  */
 export function compiledSerializer({ schema }: { schema: unknown }): (data: unknown) => string {
+  // Compiled at the route's first response, not when Fastify hands the schema over at start-up: generating the
+  // serializers of these big schemas took some 100 ms of every start; the first response pays a few ms once.
+  let serialize: ((data: unknown) => string) | undefined;
+  return (data) => {
+    serialize ??= compile(schema);
+    return serialize(data);
+  };
+}
+
+function compile(schema: unknown): (data: unknown) => string {
   // Fastify hands each status code's response schema here: a zod schema on these routes.
   const { $schema: _draft, ...json } = z.toJSONSchema(schema as z.ZodType, {
     io: 'output',
