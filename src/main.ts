@@ -70,8 +70,10 @@ async function main(argv: string[]): Promise<void> {
     dataDir !== undefined && existsSync(join(dataDir, 'pg', 'PG_VERSION')) ? dataDir : undefined;
   let engine: EngineThread | undefined =
     earlyDir === undefined ? undefined : (await import('./db/embedded.ts')).startEmbeddedEngine(earlyDir);
-  // While the engine opens on its thread. Files it creates meanwhile are private already (umask, engine-worker.mjs).
-  const tightened = lock?.tighten() ?? 0;
+  // While the engine opens on its thread and this one loads the program (the walk runs on libuv's thread pool). Files
+  // the engine creates meanwhile are private already (umask, engine-worker.mjs).
+  const tightening = lock?.tighten() ?? Promise.resolve(0);
+  tightening.catch(() => {}); // handled below, once there is a logger
 
   const [{ ConfigError, loadConfig }, { createLogger }] = await Promise.all([
     import('./config.ts'),
@@ -92,12 +94,23 @@ async function main(argv: string[]): Promise<void> {
 
   const logger = createLogger(config);
   for (const notice of config.notices) logger.warn(notice);
-  if (lock !== undefined && tightened > 0) {
-    logger.warn(
-      { dir: lock.dir, tightened },
-      'the data directory was open to other users: its directories are now 0700 and its files 0600',
-    );
-  }
+  // Not waited for: the program goes on loading while the walk ends. A directory svc cannot make private is fatal.
+  void tightening.then(
+    (tightened) => {
+      if (lock !== undefined && tightened > 0) {
+        logger.warn(
+          { dir: lock.dir, tightened },
+          'the data directory was open to other users: its directories are now 0700 and its files 0600',
+        );
+      }
+    },
+    (error: unknown) => {
+      process.stderr.write(
+        `svc failed to start: the data directory could not be made private: ${error instanceof Error ? error.message : String(error)}\n`,
+      );
+      process.exit(1);
+    },
+  );
 
   if (config.databaseUrl === undefined && config.dataDir !== dataDir) {
     // Cannot happen while embeddedDir reads the environment as loadConfig does; never open a directory unlocked.

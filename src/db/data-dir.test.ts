@@ -99,7 +99,7 @@ describe('lockDataDir', () => {
     }
   }, 60_000);
 
-  it('tightens an existing directory left open to everyone, and says how much it changed', () => {
+  it('tightens an existing directory left open to everyone, and says how much it changed', async () => {
     const dir = tempDir();
     chmodSync(dir, 0o777);
     mkdirSync(join(dir, 'pg', 'base'), { recursive: true, mode: 0o777 });
@@ -110,12 +110,12 @@ describe('lockDataDir', () => {
       chmodSync(join(dir, file), 0o666);
     }
     const lock = lockDataDir(dir);
-    expect(lock.tighten()).toBe(6);
+    expect(await lock.tighten()).toBe(6);
     for (const path of [dir, join(dir, 'pg'), join(dir, 'pg', 'base')])
       expect(statSync(path).mode & 0o777).toBe(0o700);
     for (const file of ['secrets.json', 'pg/PG_VERSION', 'pg/base/1'])
       expect(statSync(join(dir, file)).mode & 0o777).toBe(0o600);
-    expect(lock.tighten()).toBe(0);
+    expect(await lock.tighten()).toBe(0);
     lock.release();
   });
 });
