@@ -44,6 +44,7 @@ const external = [
   '@fastify/swagger-ui',
   'pino',
   'pg-native',
+  'zeromq',
   'vite',
   'solc',
   'playwright-core',

@@ -38,6 +38,8 @@ function settings(url: string, overrides: Partial<BitcoinChainSettings> = {}): B
     network: undefined,
     confirmations: undefined,
     pollIntervalMs: 1000,
+    zmqUrls: [],
+    zmqPollIntervalMs: 10_000,
     minFeeRate: 1n,
     maxFeeRate: 50n,
     feeTargetBlocks: 6,
