@@ -158,7 +158,15 @@ export function createZmqWatch(deps: {
     if (mine !== generation) return;
     const sub = new zmq.Subscriber();
     socket = sub;
+    /** Said once per outage: libzmq retries every few hundred ms while the node's publisher is unreachable. */
+    let retrySaid = false;
+    sub.events.on('connect:retry', ({ address }) => {
+      if (retrySaid) return;
+      retrySaid = true;
+      logger.warn({ address }, 'ZMQ not reachable: retrying, polling at the regular interval meanwhile');
+    });
     sub.events.on('connect', ({ address }) => {
+      retrySaid = false;
       connectedEndpoints.add(address);
       logger.info({ address }, 'ZMQ connected: block and transaction notifications wake the scan');
       // Whatever was announced while disconnected is lost: look now.
