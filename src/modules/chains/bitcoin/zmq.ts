@@ -71,8 +71,8 @@ export interface ZmqWatch {
 }
 
 /**
- * `rawtx` wake-ups at most this often: a busy mainnet node announces several transactions a second, and each wake-up
- * costs a `getrawmempool`. The first transaction after a quiet spell wakes the loop at once (a payer's payment shows
+ * `rawtx` wake-ups at most this often: a busy mainnet node announces several transactions a second (and Core publishes
+ * `rawtx` again for every transaction of a block it connects), and each wake-up costs a `getrawmempool`. The first transaction after a quiet spell wakes the loop at once (a payer's payment shows
  * within milliseconds); those that follow it within the window give one more wake-up at its end. `hashblock` always
  * wakes at once.
  */
