@@ -47,6 +47,7 @@ const external = [
   '@fastify/swagger-ui',
   'pino',
   'pg-native',
+  'zeromq',
   'vite',
   'solc',
   'playwright-core',

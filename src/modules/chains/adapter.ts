@@ -98,8 +98,18 @@ export interface ChainAdapter {
   readonly simulated: boolean;
   /** Blocks on top of a transaction's block (its own block counts as 1) before it is final. */
   readonly requiredConfirmations: number;
-  /** How often the settlement loop polls this chain (ms); unset: half the chain's block time, 1 to 15 s. */
+  /**
+   * How often the settlement loop polls this chain (ms); unset: half the chain's block time, 1 to 15 s. Read before
+   * each wait, so an adapter may change it (a Bitcoin node's ZMQ connected: a slower safety net).
+   */
   readonly pollIntervalMs?: number;
+  /**
+   * Push notifications from the node (a Bitcoin node's ZMQ): `wake` cuts the loop's current wait short so it polls
+   * now. Wake-ups are hints, never the source of truth: what a poll reads decides. Several while a poll runs give one
+   * more poll after it. The loop subscribes while it leads the chain and calls the returned function to leave.
+   * Optional: without it the loop only polls.
+   */
+  onActivity?(wake: () => void): () => void;
   /** The newest block, or null before the chain has any. */
   head(): Promise<BlockRef | null>;
   /** The block at this height on the chain as it is now, or null above the head. */

@@ -55,21 +55,24 @@ export function createSettlementJobs(deps: SettlementJobsDeps): SettlementJobs {
   const failing = new Map<string, string>();
   /** Loops of chains without a cursor when they started: not ready before their first round has set it. */
   const starting = new Set<string>();
+  /** Per loop, how to leave the node's push notifications (ChainAdapter.onActivity) it subscribed to while leading. */
+  const activity = new Map<string, () => void>();
 
-  function schedule(fn: () => Promise<void>, delayMs: number): void {
-    if (stopped) return;
+  function schedule(fn: () => Promise<void>, delayMs: number): NodeJS.Timeout | undefined {
+    if (stopped) return undefined;
     const timer = setTimeout(() => {
       timers.delete(timer);
       const work = fn().finally(() => running.delete(work));
       running.add(work);
     }, delayMs);
     timers.add(timer);
+    return timer;
   }
 
   const loopName = (adapter: ChainAdapter) =>
     `settlement:${adapter.chain}:${adapter.isTest ? 'test' : 'live'}`;
 
-  function chainLoop(adapter: ChainAdapter): () => Promise<void> {
+  function chainLoop(adapter: ChainAdapter): (firstDelayMs: number) => void {
     const name = loopName(adapter);
     const log = logger?.child({ chain: adapter.chain, isTest: adapter.isTest });
     const watcher = createWatcher({
@@ -90,12 +93,30 @@ export function createSettlementJobs(deps: SettlementJobsDeps): SettlementJobs {
       afterIntent: deps.afterIntent,
     });
     const blockSeconds = getChain(adapter.chain)?.blockTimeSeconds ?? 10;
-    const intervalMs = isSimulated(adapter)
-      ? deps.simBlockMs
-      : (adapter.pollIntervalMs ?? Math.min(15_000, Math.max(1000, (blockSeconds * 1000) / 2)));
+    // Read before every wait: an adapter may poll less often while its node pushes notifications (onActivity).
+    const intervalMs = (): number =>
+      isSimulated(adapter)
+        ? deps.simBlockMs
+        : (adapter.pollIntervalMs ?? Math.min(15_000, Math.max(1000, (blockSeconds * 1000) / 2)));
     // Forwarding needs no block-by-block attention: at most once a second on fast (simulated) chains.
-    const forwardEveryMs = Math.max(intervalMs, 1000);
+    const forwardEveryMs = (): number => Math.max(intervalMs(), 1000);
     let lastForward = 0;
+    /** The wait before the next round, while one is scheduled. */
+    let timer: NodeJS.Timeout | undefined;
+    let ticking = false;
+    /** A wake-up came while a round ran: one more round right after it (many wake-ups, one round). */
+    let woken = false;
+    const wake = (): void => {
+      if (stopped) return;
+      if (ticking) {
+        woken = true;
+        return;
+      }
+      if (timer === undefined) return;
+      clearTimeout(timer);
+      timers.delete(timer);
+      timer = schedule(tick, 0);
+    };
     let started = false;
     /**
      * A simulated chain at rest (nothing in its mempool, no unfinal deposit or forward) makes no blocks and its loop
@@ -103,9 +124,20 @@ export function createSettlementJobs(deps: SettlementJobsDeps): SettlementJobs {
      */
     let busy = true;
     const tick = async (): Promise<void> => {
+      timer = undefined;
+      ticking = true;
       const begun = Date.now();
       try {
-        if (await elector.lead(name)) {
+        const leading = await elector.lead(name);
+        // Push notifications only where the chain is scanned: another process's wake-ups would only ask for the lock.
+        const subscribed = activity.get(name);
+        if (leading && subscribed === undefined && adapter.onActivity !== undefined && !stopped) {
+          activity.set(name, adapter.onActivity(wake));
+        } else if (!leading && subscribed !== undefined) {
+          activity.delete(name);
+          subscribed();
+        }
+        if (leading) {
           // Real adapters check their node once (chain id, tracing) before the first scan.
           if (!started && 'start' in adapter && typeof adapter.start === 'function') await adapter.start();
           if (!started && isSimulated(adapter)) {
@@ -125,7 +157,7 @@ export function createSettlementJobs(deps: SettlementJobsDeps): SettlementJobs {
           } else {
             await watcher.poll();
           }
-          if (Date.now() - lastForward >= forwardEveryMs) {
+          if (Date.now() - lastForward >= forwardEveryMs()) {
             lastForward = Date.now();
             await forwarder.run();
           }
@@ -136,10 +168,16 @@ export function createSettlementJobs(deps: SettlementJobsDeps): SettlementJobs {
         failing.set(name, `${name}: ${error instanceof Error ? error.message : String(error)}`);
         log?.error({ err: error }, 'settlement tick failed; retrying');
       }
-      const period = busy ? intervalMs : Math.max(intervalMs, 1000);
-      schedule(tick, Math.max(0, period - (Date.now() - begun)));
+      ticking = false;
+      const period = busy ? intervalMs() : Math.max(intervalMs(), 1000);
+      const delayMs = woken ? 0 : Math.max(0, period - (Date.now() - begun));
+      woken = false;
+      timer = schedule(tick, delayMs);
     };
-    return tick;
+    // Starts the loop: its first round after `delayMs`.
+    return (delayMs: number) => {
+      timer = schedule(tick, delayMs);
+    };
   }
 
   const expiryTick = async (): Promise<void> => {
@@ -166,7 +204,7 @@ export function createSettlementJobs(deps: SettlementJobsDeps): SettlementJobs {
       adapters.forEach((adapter, index) => {
         const fresh = !heights.has(`${adapter.chain}:${adapter.isTest}`);
         if (fresh) starting.add(loopName(adapter));
-        schedule(chainLoop(adapter), fresh ? 0 : Math.round((index * spreadMs) / adapters.length));
+        chainLoop(adapter)(fresh ? 0 : Math.round((index * spreadMs) / adapters.length));
       });
       schedule(expiryTick, 0);
     },
@@ -175,6 +213,8 @@ export function createSettlementJobs(deps: SettlementJobsDeps): SettlementJobs {
       for (const timer of timers) clearTimeout(timer);
       timers.clear();
       await Promise.allSettled([...running]);
+      for (const leave of activity.values()) leave();
+      activity.clear();
       await elector.close();
     },
     async readiness() {

@@ -184,6 +184,8 @@ async function scannerShare(
       network: 'regtest',
       confirmations: undefined,
       pollIntervalMs: POLL_MS,
+      zmqUrls: [],
+      zmqPollIntervalMs: 10_000,
       minFeeRate: 1n,
       maxFeeRate: 50n,
       feeTargetBlocks: 6,

@@ -38,6 +38,8 @@ function settings(url: string, overrides: Partial<BitcoinChainSettings> = {}): B
     network: undefined,
     confirmations: undefined,
     pollIntervalMs: 1000,
+    zmqUrls: [],
+    zmqPollIntervalMs: 10_000,
     minFeeRate: 1n,
     maxFeeRate: 50n,
     feeTargetBlocks: 6,
@@ -380,3 +382,52 @@ describe.skipIf(!runLitecoindTests)('Bitcoin-family adapter against litecoind re
 });
 
 if (!runLitecoindTests) it.skip(litecoindSkipReason, () => {});
+
+describe('Bitcoin-family adapter with the node ZMQ', () => {
+  const build = (
+    overrides: Partial<BitcoinChainSettings>,
+    zmq?: Parameters<typeof createBitcoinAdapter>[0]['zmq'],
+  ) =>
+    createBitcoinAdapter({
+      settings: settings('http://u:p@127.0.0.1:1', overrides),
+      shared: { rpcTimeoutMs: 1000, rpcRetries: 1 },
+      requiredConfirmations: 1,
+      signingKeys,
+      logger,
+      ...(zmq === undefined ? {} : { zmq }),
+    });
+
+  it('without ZMQ_URL: no wake-ups offered, polls every POLL_MS', () => {
+    const adapter = build({ pollIntervalMs: 1000 });
+    expect(adapter.onActivity).toBeUndefined();
+    expect(adapter.pollIntervalMs).toBe(1000);
+  });
+
+  it('with ZMQ_URL: wake-ups passed to the loop, the slower interval only while ZMQ is connected', () => {
+    let connected = false;
+    let wakes = 0;
+    const adapter = build(
+      { pollIntervalMs: 1000, zmqUrls: ['tcp://127.0.0.1:28332'], zmqPollIntervalMs: 10_000 },
+      {
+        onActivity(wake) {
+          wake();
+          wakes++;
+          return () => {};
+        },
+        connected: () => connected,
+        stats: () => ({ received: 0, gaps: 0 }),
+        close: async () => {},
+      },
+    );
+    expect(adapter.pollIntervalMs).toBe(1000);
+    connected = true;
+    expect(adapter.pollIntervalMs).toBe(10_000);
+    connected = false;
+    expect(adapter.pollIntervalMs).toBe(1000);
+    let woken = 0;
+    adapter.onActivity?.(() => {
+      woken++;
+    });
+    expect([wakes, woken]).toEqual([1, 1]);
+  });
+});

@@ -14,6 +14,7 @@ import { createMempoolWatcher, fetchBlockTransfers, type UtxoTransfer } from './
 import { addressSpelling, type BitcoinChainSettings, type BitcoinSettings } from './settings.ts';
 import { createBitcoinSweeper } from './sweep.ts';
 import { createScriptKeys } from './watched.ts';
+import { createZmqWatch, type ZmqWatch } from './zmq.ts';
 
 /**
  * A Bitcoin-family chain (bitcoin, litecoin; live mode, or test mode on testnet, signet or regtest) behind the
@@ -30,6 +31,11 @@ import { createScriptKeys } from './watched.ts';
  * - Mempool: a `getrawmempool` diff each poll (SVC_CHAIN_<NAME>_POLL_MS, 1 s by default) decodes only new
  *   transactions; a recorded mempool deposit whose output is neither in the mempool nor in the chain's UTXO set
  *   (`gettxout` with the mempool) was replaced or double-spent and stops counting.
+ * - ZMQ, where the node offers it (SVC_CHAIN_<NAME>_ZMQ_URL; zmq.ts): each `hashblock` or `rawtx` the node publishes
+ *   wakes the loop (onActivity) to poll at once, so a payment shows within milliseconds of reaching the node. The
+ *   messages are wake-ups only — what the poll reads decides, and a lost message costs nothing but latency — and the
+ *   timed polls go on as the safety net, every ZMQ_POLL_MS (10 s by default) while ZMQ is connected, every POLL_MS
+ *   while it is not (or while the optional zeromq library is missing).
  * - Sweeps: see sweep.ts.
  */
 
@@ -43,6 +49,8 @@ export interface BitcoinAdapter extends ChainAdapter {
     recorded: ReadonlyArray<{ txHash: string; outputIndex: number }>,
   ): Promise<MempoolChanges>;
   readiness(): Promise<string | null>;
+  /** The polling interval now: slower while the node's ZMQ notifications are connected. */
+  readonly pollIntervalMs: number;
   /** The node's network once started (bitcoin-regtest, litecoin-main, …). */
   nodeNetwork(): BitcoinNetworkName | null;
   /** Deposits left unswept since start: worth less than the fee to spend them. */
@@ -67,6 +75,8 @@ export function createBitcoinAdapter(deps: {
   signingKeys: DepositSigningKeys;
   logger: Logger;
   rpc?: BitcoinRpc;
+  /** Replaces the ZMQ watch built from settings.zmqUrls (tests). */
+  zmq?: ZmqWatch;
 }): BitcoinAdapter {
   const { settings } = deps;
   const chainId = settings.chain;
@@ -95,6 +105,8 @@ export function createBitcoinAdapter(deps: {
   let node: ReturnType<typeof createBitcoinNode> | null = null;
   let startProblem: string | null = null;
   const mempoolWatcher = createMempoolWatcher(rpc);
+  const zmq =
+    deps.zmq ?? (settings.zmqUrls.length === 0 ? null : createZmqWatch({ urls: settings.zmqUrls, logger }));
   const headers = new Map<string, RpcHeader>();
   const sweeper = createBitcoinSweeper({
     rpc,
@@ -185,7 +197,10 @@ export function createBitcoinAdapter(deps: {
     isTest,
     simulated: false,
     requiredConfirmations: deps.requiredConfirmations,
-    pollIntervalMs: settings.pollIntervalMs,
+    get pollIntervalMs() {
+      return zmq?.connected() === true ? settings.zmqPollIntervalMs : settings.pollIntervalMs;
+    },
+    ...(zmq === null ? {} : { onActivity: zmq.onActivity }),
     sweepPolicy: { minDeposits: settings.sweepBatch, maxWaitMs: settings.sweepMaxAgeSeconds * 1000 },
     start,
     nodeNetwork: () => nodeNetwork?.name ?? null,
@@ -269,6 +284,9 @@ export function createBitcoinAdapter(deps: {
       return node.readiness();
     },
     dust: sweeper.dust,
-    close: () => rpc.close(),
+    async close() {
+      await zmq?.close();
+      await rpc.close();
+    },
   };
 }

@@ -23,6 +23,8 @@ describe('Bitcoin-family chain settings from the environment', () => {
         network: undefined,
         confirmations: undefined,
         pollIntervalMs: 1000,
+        zmqUrls: [],
+        zmqPollIntervalMs: 10_000,
         minFeeRate: 1n,
         maxFeeRate: 80n,
         feeTargetBlocks: 6,
@@ -39,6 +41,8 @@ describe('Bitcoin-family chain settings from the environment', () => {
         network: 'regtest',
         confirmations: 1,
         pollIntervalMs: 250,
+        zmqUrls: [],
+        zmqPollIntervalMs: 10_000,
         minFeeRate: 1n,
         maxFeeRate: 50n,
         feeTargetBlocks: 6,
@@ -74,6 +78,75 @@ describe('Bitcoin-family chain settings from the environment', () => {
         SVC_CHAIN_BITCOIN_MAX_FEE_RATE: '10',
       }),
     ).toThrow(/SVC_CHAIN_BITCOIN_MAX_FEE_RATE: must not be below/);
+  });
+
+  it("reads the node's ZMQ endpoints per chain and mode: one for both topics, or one per topic", () => {
+    const [live, test] = parseBitcoinChainSettings({
+      SVC_CHAIN_BITCOIN_RPC_URL: 'http://u:p@10.0.0.1:8332',
+      SVC_CHAIN_BITCOIN_ZMQ_URL: 'tcp://10.0.0.1:28332',
+      SVC_TEST_CHAIN_BITCOIN_RPC_URL: 'http://u:p@127.0.0.1:18443',
+      SVC_TEST_CHAIN_BITCOIN_POLL_MS: '30000',
+      // Two ports (hashblock on one, rawtx on the other), a repeat, an IPv6 host and a node-local socket.
+      SVC_TEST_CHAIN_BITCOIN_ZMQ_URL:
+        'tcp://node.internal:28332, tcp://[::1]:28333,tcp://node.internal:28332, ipc:///var/run/bitcoind/zmq',
+    });
+    expect(live).toMatchObject({
+      isTest: false,
+      zmqUrls: ['tcp://10.0.0.1:28332'],
+      pollIntervalMs: 1000,
+      zmqPollIntervalMs: 10_000,
+    });
+    expect(test).toMatchObject({
+      isTest: true,
+      zmqUrls: ['tcp://node.internal:28332', 'tcp://[::1]:28333', 'ipc:///var/run/bitcoind/zmq'],
+      pollIntervalMs: 30_000,
+      // Never more often with ZMQ than without it.
+      zmqPollIntervalMs: 30_000,
+    });
+    const [tuned] = parseBitcoinChainSettings({
+      SVC_CHAIN_LITECOIN_RPC_URL: 'http://u:p@h:1',
+      SVC_CHAIN_LITECOIN_ZMQ_URL: 'tcp://127.0.0.1:28332',
+      SVC_CHAIN_LITECOIN_ZMQ_POLL_MS: '60000',
+    });
+    expect(tuned?.zmqPollIntervalMs).toBe(60_000);
+    // Without ZMQ_URL: polling only.
+    expect(parseBitcoinChainSettings({ SVC_CHAIN_LITECOIN_RPC_URL: 'http://u:p@h:1' })[0]?.zmqUrls).toEqual(
+      [],
+    );
+  });
+
+  it('refuses a ZMQ endpoint a subscriber cannot connect to, naming the variable', () => {
+    const withZmq = (zmq: string) => () =>
+      parseBitcoinChainSettings({
+        SVC_CHAIN_LITECOIN_RPC_URL: 'http://u:p@h:1',
+        SVC_CHAIN_LITECOIN_ZMQ_URL: zmq,
+      });
+    for (const bad of [
+      'http://127.0.0.1:28332', // an RPC URL by mistake
+      '127.0.0.1:28332', // no scheme
+      'tcp://127.0.0.1', // no port
+      'tcp://127.0.0.1:0',
+      'tcp://127.0.0.1:70000',
+      'tcp://*:28332', // the node's bind address, not one to connect to
+      'tcp://127.0.0.1:28332, udp://127.0.0.1:28333',
+    ]) {
+      expect(withZmq(bad), bad).toThrow(
+        /^SVC_CHAIN_LITECOIN_ZMQ_URL: ".*" is not a tcp:\/\/host:port or ipc:\/\/path/,
+      );
+    }
+    expect(() =>
+      parseBitcoinChainSettings({
+        SVC_TEST_CHAIN_LITECOIN_RPC_URL: 'http://u:p@h:1',
+        SVC_TEST_CHAIN_LITECOIN_ZMQ_POLL_MS: '5000',
+      }),
+    ).toThrow(/^SVC_TEST_CHAIN_LITECOIN_ZMQ_POLL_MS: set without SVC_TEST_CHAIN_LITECOIN_ZMQ_URL/);
+    expect(() =>
+      parseBitcoinChainSettings({
+        SVC_CHAIN_LITECOIN_RPC_URL: 'http://u:p@h:1',
+        SVC_CHAIN_LITECOIN_ZMQ_URL: 'tcp://127.0.0.1:28332',
+        SVC_CHAIN_LITECOIN_ZMQ_POLL_MS: '10',
+      }),
+    ).toThrow(/SVC_CHAIN_LITECOIN_ZMQ_POLL_MS: must be a whole number from 50/);
   });
 
   it('spells test-mode addresses for regtest only where the test node is configured as regtest; live never', () => {

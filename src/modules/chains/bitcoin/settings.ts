@@ -22,6 +22,13 @@ import { redactUrl } from '../rpc-url.ts';
  *                       (bitcoin 2, litecoin 6).
  * - `POLL_MS`           how often the node's tip and mempool are polled (default 1000: a payment shows `confirming`
  *                       within about a second of reaching the node's mempool).
+ * - `ZMQ_URL`           the node's ZMQ publisher(s), e.g. `tcp://127.0.0.1:28332` for a node started with
+ *                       `-zmqpubhashblock=tcp://127.0.0.1:28332 -zmqpubrawtx=tcp://127.0.0.1:28332`; comma-separated
+ *                       when the topics are on two ports (`tcp://host:port` or `ipc://path`). Each block or
+ *                       transaction the node announces makes the scan poll at once; polling goes on as the safety net
+ *                       (ZMQ drops messages). Needs the optional `zeromq` package; without it svc polls and says so.
+ * - `ZMQ_POLL_MS`       the safety net's interval while ZMQ is connected (default the larger of 10000 and POLL_MS);
+ *                       POLL_MS applies while it is not.
  * - `MIN_FEE_RATE`      sat/vB floor of a sweep's fee rate (default 1; the node's mempool minimum is applied too).
  * - `MAX_FEE_RATE`      sat/vB cap: while `estimatesmartfee` asks for more, sweeps wait (default bitcoin 200,
  *                       litecoin 50).
@@ -47,6 +54,10 @@ export interface BitcoinChainSettings {
   /** Overrides SVC_CONFIRMATIONS / the registry for this chain and mode. */
   confirmations: number | undefined;
   pollIntervalMs: number;
+  /** The node's ZMQ endpoints (hashblock and rawtx topics); empty: no ZMQ, polling only. */
+  zmqUrls: string[];
+  /** The polling interval while ZMQ is connected (its messages wake the scan in between). */
+  zmqPollIntervalMs: number;
   /** Base units (sat) per virtual byte. */
   minFeeRate: bigint;
   maxFeeRate: bigint;
@@ -96,6 +107,37 @@ function wholeNumber(prefix: string, name: string, text: string, min: number, ma
   return Number(text);
 }
 
+/**
+ * A ZMQ endpoint as Bitcoin Core's -zmqpub* options take it and a subscriber can connect to: tcp://host:port (an IPv6
+ * host in brackets) or ipc://path. A wildcard host (`*`) is for binding, the node's side, not for connecting.
+ */
+function isZmqEndpoint(url: string): boolean {
+  if (/^ipc:\/\/\S+$/.test(url)) return true;
+  const tcp = /^tcp:\/\/(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9.-]+):(\d{1,5})$/.exec(url);
+  const port = Number(tcp?.[2]);
+  return tcp !== null && port >= 1 && port <= 65_535;
+}
+
+function parseZmqUrls(prefix: string, text: string | undefined): string[] {
+  if (text === undefined) return [];
+  const urls = [
+    ...new Set(
+      text
+        .split(',')
+        .map((url) => url.trim())
+        .filter((url) => url !== ''),
+    ),
+  ];
+  for (const url of urls) {
+    if (!isZmqEndpoint(url)) {
+      throw new Error(
+        `${prefix}ZMQ_URL: "${url}" is not a tcp://host:port or ipc://path endpoint (the node's -zmqpubhashblock/-zmqpubrawtx address)`,
+      );
+    }
+  }
+  return urls;
+}
+
 /** Reads every SVC_CHAIN_* / SVC_TEST_CHAIN_* variable of the Bitcoin-family chains; throws an Error naming the variable. */
 export function parseBitcoinChainSettings(env: Record<string, string | undefined>): BitcoinChainSettings[] {
   const out: BitcoinChainSettings[] = [];
@@ -134,6 +176,11 @@ export function parseBitcoinChainSettings(env: Record<string, string | undefined
           `${prefix}MAX_FEE_RATE: must not be below ${prefix}MIN_FEE_RATE (${minFeeRate} sat/vB)`,
         );
       }
+      const pollIntervalMs = number('POLL_MS', 1000, 50, 600_000);
+      const zmqUrls = parseZmqUrls(prefix, get('ZMQ_URL'));
+      if (zmqUrls.length === 0 && get('ZMQ_POLL_MS') !== undefined) {
+        throw new Error(`${prefix}ZMQ_POLL_MS: set without ${prefix}ZMQ_URL`);
+      }
       out.push({
         chain,
         isTest,
@@ -144,7 +191,9 @@ export function parseBitcoinChainSettings(env: Record<string, string | undefined
           confirmationsText === undefined
             ? undefined
             : wholeNumber(prefix, 'CONFIRMATIONS', confirmationsText, 1, 10_000),
-        pollIntervalMs: number('POLL_MS', 1000, 50, 600_000),
+        pollIntervalMs,
+        zmqUrls,
+        zmqPollIntervalMs: number('ZMQ_POLL_MS', Math.max(10_000, pollIntervalMs), 50, 600_000),
         minFeeRate,
         maxFeeRate,
         feeTargetBlocks: number('FEE_TARGET_BLOCKS', 6, 1, 1008),

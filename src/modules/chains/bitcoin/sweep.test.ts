@@ -52,6 +52,8 @@ describe.skipIf(!runLitecoindTests)('Bitcoin-family sweep fees against a node wi
         network: undefined,
         confirmations: undefined,
         pollIntervalMs: 1000,
+        zmqUrls: [],
+        zmqPollIntervalMs: 10_000,
         minFeeRate: 1n,
         maxFeeRate: 50n,
         feeTargetBlocks: 6,
