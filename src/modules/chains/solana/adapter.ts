@@ -1,0 +1,354 @@
+import { isSolanaError, type Signature } from '@solana/kit';
+import type { Logger } from 'pino';
+import type { BlockRef, ChainAdapter, SeenDeposit, Transfer } from '../adapter.ts';
+import type { DepositSigningKeys } from '../derivation-check.ts';
+import { contractOf, getChain } from '../registry.ts';
+import { associatedTokenAccount } from './ata.ts';
+import { createSolanaRpcClient, type SolanaRpcClient } from './rpc.ts';
+import { blockTransfers, type RpcBlock } from './scan.ts';
+import { MAINNET_GENESIS_HASH, type SolanaChainSettings } from './settings.ts';
+import { createSolanaSweeper } from './sweep.ts';
+
+/**
+ * Solana (live mode, or test mode on devnet or a local validator) behind the ChainAdapter interface, over JSON-RPC
+ * through @solana/kit. svc derives and signs; the node only serves blocks and takes transactions.
+ *
+ * Detection scans blocks, not addresses (see index.ts for the numbers): every block of the `confirmed` commitment is
+ * read once (`getBlocks` for the slots that have one, skipped slots being normal, then `getBlock` with full
+ * transactions), and payments are read from its balances (scan.ts). The ChainAdapter's block numbers are block
+ * heights, which have no gaps (slots do): the adapter keeps the height → slot map, found with `getBlocks` from a known
+ * block; a block's parent is the previous height's block (`previousBlockhash`), so the generic watcher's parent-hash
+ * check and its walk back work unchanged.
+ *
+ * Finality: a deposit is `seen` in a confirmed block (the payment turns `confirming`); once CONFIRMATIONS blocks stand
+ * on it, `recheck` asks `getSignatureStatuses` (with the history) and credits only a successful transaction at the
+ * `finalized` commitment in the very block it was seen in. One not finalized yet is withheld and asked again next round.
+ */
+
+export interface SolanaAdapter extends ChainAdapter {
+  readonly simulated: false;
+  start(): Promise<void>;
+  recheck(deposits: readonly SeenDeposit[]): Promise<ReadonlySet<string>>;
+  readiness(): Promise<string | null>;
+  /** RPC requests sent so far (the bench's count). */
+  requests(): number;
+}
+
+interface Known {
+  slot: number;
+  ref: BlockRef;
+  block: RpcBlock | null;
+}
+
+const HEALTH_EVERY_MS = 10_000;
+/** Full blocks kept: the watcher scans a block right after `block` returned it. */
+const MAX_FULL_BLOCKS = 64;
+
+export function createSolanaAdapter(deps: {
+  settings: SolanaChainSettings;
+  requiredConfirmations: number;
+  signingKeys: DepositSigningKeys;
+  logger: Logger;
+  client?: SolanaRpcClient;
+}): SolanaAdapter {
+  const { settings } = deps;
+  const isTest = settings.isTest;
+  const info = getChain('solana');
+  if (info === undefined) throw new Error('solana is missing from the registry');
+  const logger = deps.logger.child({ chain: 'solana', mode: isTest ? 'test' : 'live' });
+  const client =
+    deps.client ??
+    createSolanaRpcClient({
+      urls: settings.rpcUrls,
+      timeoutMs: settings.rpcTimeoutMs,
+      retries: settings.rpcRetries,
+      logger,
+    });
+  const { rpc } = client;
+  const name = `solana (${isTest ? 'test' : 'live'})`;
+  /** Mint → asset code, in this mode. */
+  const assets = new Map<string, string>();
+  for (const asset of info.assets) {
+    const mint = contractOf(asset, isTest);
+    if (!asset.isNative && mint !== null) assets.set(mint, asset.code);
+  }
+  const mints = new Set(assets.keys());
+  const nativeCode = info.nativeAsset.code;
+  const byHeight = new Map<number, Known>();
+  /** Heights whose full block is kept, oldest first. */
+  const fullHeights: number[] = [];
+  let startProblem: string | null = null;
+  let started = false;
+  let health: { problem: string | null; at: number } = { problem: null, at: 0 };
+  const sweeper = createSolanaSweeper({
+    rpc,
+    isTest,
+    settings,
+    signingKeys: deps.signingKeys,
+    mintOf: (code) => [...assets].find(([, asset]) => asset === code)?.[0] ?? null,
+    blockAtSlot: async (slot) => (await known(slot)).ref,
+    logger,
+  });
+
+  function remember(entry: Known): Known {
+    byHeight.set(entry.ref.number, entry);
+    if (byHeight.size > 4096) {
+      const lowest = [...byHeight.keys()].sort((a, b) => a - b).slice(0, 1024);
+      for (const height of lowest) byHeight.delete(height);
+    }
+    if (entry.block !== null) {
+      fullHeights.push(entry.ref.number);
+      while (fullHeights.length > MAX_FULL_BLOCKS) {
+        const height = fullHeights.shift();
+        const kept = height === undefined ? undefined : byHeight.get(height);
+        if (kept !== undefined && kept !== entry) kept.block = null;
+      }
+    }
+    return entry;
+  }
+
+  async function fetchBlock(slot: number, full: boolean): Promise<RpcBlock | null> {
+    try {
+      const config = {
+        commitment: 'confirmed',
+        encoding: 'json',
+        maxSupportedTransactionVersion: 0,
+        rewards: false,
+      } as const;
+      const answer = full
+        ? await rpc.getBlock(BigInt(slot), { ...config, transactionDetails: 'full' }).send()
+        : await rpc.getBlock(BigInt(slot), { ...config, transactionDetails: 'none' }).send();
+      return answer as unknown as RpcBlock | null;
+    } catch (error) {
+      // -32004 not available (above the commitment), -32007 / -32009 skipped or missing.
+      if (isSolanaError(error) && [-32004, -32007, -32009].includes(Number(error.context.__code)))
+        return null;
+      throw error;
+    }
+  }
+
+  function toKnown(slot: number, block: RpcBlock, full: boolean): Known {
+    if (block.blockHeight === null) throw new Error(`solana: block at slot ${slot} has no block height`);
+    return {
+      slot,
+      block: full ? block : null,
+      ref: {
+        number: Number(block.blockHeight),
+        hash: block.blockhash,
+        parentHash: block.previousBlockhash,
+        timestamp: new Date(Number(block.blockTime ?? Math.floor(Date.now() / 1000)) * 1000),
+      },
+    };
+  }
+
+  /** The block at `slot` (which has one), by its height. */
+  async function known(slot: number): Promise<Known> {
+    for (const entry of byHeight.values()) if (entry.slot === slot) return entry;
+    const block = await fetchBlock(slot, false);
+    if (block === null) throw new Error(`solana: no block at slot ${slot}`);
+    return remember(toKnown(slot, block, false));
+  }
+
+  /** The slot of the block at `height`, or null above the confirmed head. */
+  async function slotOf(height: number): Promise<number | null> {
+    const cached = byHeight.get(height);
+    if (cached !== undefined) return cached.slot;
+    let anchor: { height: number; slot: number } | undefined;
+    for (const entry of byHeight.values()) {
+      if (entry.ref.number < height && (anchor === undefined || entry.ref.number > anchor.height)) {
+        anchor = { height: entry.ref.number, slot: entry.slot };
+      }
+    }
+    const head = await headKnown();
+    if (height > head.ref.number) return null;
+    if (height === head.ref.number) return head.slot;
+    if (anchor === undefined || height - anchor.height > 10_000) {
+      // No block known below: the slots at or under the head's minus the blocks between (each takes a slot, skipped
+      // slots only add), read back far enough for twice the blocks plus a margin.
+      const top = head.slot - (head.ref.number - height);
+      const span = 2 * (head.ref.number - height) + 1000;
+      const slots = (
+        await rpc.getBlocks(BigInt(Math.max(0, top - span)), BigInt(top), { commitment: 'confirmed' }).send()
+      ).map(Number);
+      const last = slots.at(-1);
+      if (last === undefined) throw new Error(`solana: no blocks below slot ${top}`);
+      const lastKnown = await known(last);
+      const index = slots.length - 1 - (lastKnown.ref.number - height);
+      const slot = slots[index];
+      if (slot === undefined)
+        throw new Error(`solana: block height ${height} is below the node's first block`);
+      return slot;
+    }
+    // Forward from the anchor: the n-th block after it has height anchor + n.
+    const wanted = height - anchor.height;
+    const end = Math.min(head.slot, anchor.slot + wanted * 2 + 100);
+    const slots = (
+      await rpc.getBlocks(BigInt(anchor.slot + 1), BigInt(end), { commitment: 'confirmed' }).send()
+    ).map(Number);
+    const slot = slots[wanted - 1];
+    if (slot !== undefined) return slot;
+    // More skipped slots than expected: walk on from the last block found.
+    const last = slots.at(-1);
+    if (last === undefined) return null;
+    const lastKnown = await known(last);
+    return lastKnown.ref.number >= height ? null : slotOf(height);
+  }
+
+  async function headKnown(): Promise<Known> {
+    const slot = Number(await rpc.getSlot({ commitment: 'confirmed' }).send());
+    return known(slot);
+  }
+
+  async function refreshHealth(): Promise<void> {
+    if (Date.now() - health.at < HEALTH_EVERY_MS) return;
+    let problem: string | null = null;
+    try {
+      await rpc.getHealth().send();
+    } catch (error) {
+      if (!isSolanaError(error)) throw error;
+      const behind = Number((error.context as { numSlotsBehind?: unknown }).numSlotsBehind ?? Number.NaN);
+      if (!Number.isFinite(behind) || behind > settings.maxSlotsBehind) {
+        problem = `${name}: node unhealthy: ${error.message}`;
+      }
+    }
+    await sweeper.checkFeePayer();
+    health = { problem, at: Date.now() };
+  }
+
+  async function start(): Promise<void> {
+    const genesis = await rpc.getGenesisHash().send();
+    const allowed =
+      settings.genesisHash !== undefined
+        ? genesis === settings.genesisHash
+        : isTest
+          ? genesis !== MAINNET_GENESIS_HASH
+          : genesis === MAINNET_GENESIS_HASH;
+    if (!allowed) {
+      const expected =
+        settings.genesisHash ?? (isTest ? 'a test cluster' : `mainnet-beta (${MAINNET_GENESIS_HASH})`);
+      startProblem = `${name}: node's genesis hash is ${genesis}, expected ${expected}`;
+      throw new Error(startProblem);
+    }
+    startProblem = null;
+    started = true;
+    await refreshHealth();
+    logger.info({ genesis, feePayer: sweeper.feePayerAddress() }, 'Solana RPC connected');
+  }
+
+  return {
+    chain: 'solana',
+    isTest,
+    simulated: false,
+    requiredConfirmations: deps.requiredConfirmations,
+    pollIntervalMs: settings.pollIntervalMs,
+    start,
+    requests: client.requests,
+
+    async head() {
+      if (!started) throw new Error('solana: adapter used before start()');
+      await refreshHealth();
+      return (await headKnown()).ref;
+    },
+
+    async block(number) {
+      const cached = byHeight.get(number);
+      if (cached?.block !== null && cached !== undefined) return cached.ref;
+      const slot = await slotOf(number);
+      if (slot === null) return null;
+      const block = await fetchBlock(slot, true);
+      if (block === null) return null;
+      const entry = remember(toKnown(slot, block, true));
+      if (entry.ref.number !== number) {
+        throw new Error(`solana: slot ${slot} holds block height ${entry.ref.number}, not ${number}`);
+      }
+      return entry.ref;
+    },
+
+    async transfers(block, watched) {
+      if (watched.size === 0) return [];
+      let entry = byHeight.get(block.number);
+      if (entry?.block === null || entry === undefined || entry.ref.hash !== block.hash) {
+        const slot = entry?.slot ?? (await slotOf(block.number));
+        const full = slot === null ? null : await fetchBlock(slot, true);
+        if (slot === null || full === null || full.blockhash !== block.hash) {
+          throw new Error(`solana: block ${block.number} (${block.hash}) is no longer on the chain`);
+        }
+        entry = remember(toKnown(slot, full, true));
+      }
+      const found = blockTransfers(entry.block as RpcBlock, watched, mints);
+      const out: Transfer[] = [];
+      for (const transfer of found) {
+        if (transfer.mint === null) {
+          out.push({
+            txHash: transfer.signature,
+            outputIndex: transfer.outputIndex,
+            to: transfer.to,
+            asset: nativeCode,
+            amount: transfer.amount,
+          });
+          continue;
+        }
+        const asset = assets.get(transfer.mint);
+        if (asset === undefined) continue;
+        // Only the owner's associated token account is swept (its address is derived): tokens in another account
+        // the deposit address owns are not counted as paid, and said loudly.
+        if (transfer.tokenAccount !== (await associatedTokenAccount(transfer.to, transfer.mint))) {
+          logger.warn(
+            { signature: transfer.signature, owner: transfer.to, account: transfer.tokenAccount, asset },
+            'tokens paid to a token account of a deposit address that is not its associated token account: not credited',
+          );
+          continue;
+        }
+        out.push({
+          txHash: transfer.signature,
+          outputIndex: transfer.outputIndex,
+          to: transfer.to,
+          asset,
+          amount: transfer.amount,
+        });
+      }
+      return out;
+    },
+
+    async recheck(deposits) {
+      const standing = new Set<string>();
+      const signatures = [...new Set(deposits.map((deposit) => deposit.txHash))];
+      for (let start = 0; start < signatures.length; start += 256) {
+        const batch = signatures.slice(start, start + 256);
+        const { value } = await rpc
+          .getSignatureStatuses(batch as Signature[], { searchTransactionHistory: true })
+          .send();
+        for (const [index, status] of value.entries()) {
+          const signature = batch[index];
+          if (signature === undefined || status === null) continue;
+          if (status.err !== null || status.confirmationStatus !== 'finalized') continue;
+          const block = await known(Number(status.slot));
+          for (const deposit of deposits) {
+            if (
+              deposit.txHash === signature &&
+              deposit.blockHash === block.ref.hash &&
+              deposit.blockNumber === block.ref.number
+            ) {
+              standing.add(signature);
+            }
+          }
+        }
+      }
+      return standing;
+    },
+
+    addressKey: (address) => address,
+    maxForwardInputs: 4,
+    buildForward: sweeper.buildForward,
+    bumpForward: sweeper.resign,
+    broadcast: sweeper.broadcast,
+    forwardStatus: sweeper.forwardStatus,
+
+    async readiness() {
+      if (startProblem !== null) return startProblem;
+      const down = client.health().down;
+      if (down !== null) return `${name}: ${down.reason} since ${down.since.toISOString()}`;
+      return health.problem;
+    },
+  };
+}
