@@ -28,8 +28,9 @@ import { FailedTransactionMetadata, LiteSVM } from 'litesvm';
  *   own check is off), so a signed transaction expires as on the cluster; getLatestBlockhash gives lastValidBlockHeight.
  * - Pre/post balances and token balances are read around each transaction, so getBlock's `meta` is what the cluster's
  *   would be (failed transactions pay their fee and change nothing else, `meta.err` set).
- * - Faults: `down(true)` answers every request with HTTP 503; `dropSends(n)` accepts the next n sendTransaction calls
- *   (their signature returned) without executing them, as a leader that never got them; `behind(n)` makes getHealth
+ * - Faults: `down(true)` answers every request with HTTP 503; `dropSends(n)` accepts the next n transactions sent over
+ *   RPC (their signature returned) and every re-send of them without executing them, as leaders that never got them
+ *   (so they expire unseen); `behind(n)` makes getHealth
  *   report the node behind; `rateLimit(n)` answers the next n requests with HTTP 429.
  * Every request is counted per method (`counts`).
  */
@@ -64,6 +65,8 @@ interface Block {
 
 export interface SolanaTestRpc {
   url: string;
+  /** What getGenesisHash answers (for SVC_CHAIN_SOLANA_GENESIS_HASH). */
+  genesisHash: string;
   svm: LiteSVM;
   /** Closes the open slot into a block (or a skipped slot); returns the new confirmed slot. */
   tick(): number;
@@ -149,6 +152,8 @@ export async function startSolanaTestRpc(
   let skipping = 0;
   let isDown = false;
   let drops = 0;
+  /** Signatures whose every send is dropped. */
+  const dropped = new Set<string>();
   let behindSlots = 0;
   let limited = 0;
   const counts = new Map<string, number>();
@@ -221,7 +226,11 @@ export async function startSolanaTestRpc(
     return out;
   }
 
-  function execute(wire: Uint8Array, skipPreflight: boolean): { signature: string; err: unknown } {
+  function execute(
+    wire: Uint8Array,
+    skipPreflight: boolean,
+    viaRpc: boolean,
+  ): { signature: string; err: unknown } {
     const tx = getTransactionDecoder().decode(wire) as Transaction;
     const message = getCompiledTransactionMessageDecoder().decode(tx.messageBytes);
     if (message.version !== 'legacy' && message.version !== 0)
@@ -230,9 +239,12 @@ export async function startSolanaTestRpc(
     if (firstSignature === undefined || firstSignature === null)
       throw new RpcError(-32602, 'transaction has no signature');
     const signature = base58.encode.decode(firstSignature);
-    sent.push(signature);
-    if (drops > 0) {
-      drops -= 1;
+    if (viaRpc) sent.push(signature);
+    if (viaRpc && (dropped.has(signature) || drops > 0)) {
+      if (!dropped.has(signature)) {
+        drops -= 1;
+        dropped.add(signature);
+      }
       return { signature, err: null };
     }
     if (signatures.has(signature)) return { signature, err: null }; // already processed: the cluster ignores it
@@ -430,7 +442,7 @@ export async function startSolanaTestRpc(
       case 'sendTransaction': {
         if (config.encoding !== 'base64') throw new RpcError(-32602, 'the test RPC takes base64 only');
         const wire = new Uint8Array(getBase64Encoder().encode(String(params[0])));
-        return execute(wire, config.skipPreflight === true).signature;
+        return execute(wire, config.skipPreflight === true, true).signature;
       }
       case 'getSignatureStatuses': {
         const list = (params[0] as string[]) ?? [];
@@ -554,6 +566,7 @@ export async function startSolanaTestRpc(
 
   return {
     url: `http://127.0.0.1:${port}`,
+    genesisHash: genesis.previousBlockhash,
     svm,
     tick,
     ticks(count) {
@@ -564,7 +577,7 @@ export async function startSolanaTestRpc(
     },
     submit(tx, submitOptions) {
       const wire = new Uint8Array(getTransactionEncoderBytes(tx));
-      return execute(wire, submitOptions?.skipPreflight ?? true);
+      return execute(wire, submitOptions?.skipPreflight ?? true, false);
     },
     latestBlockhash() {
       const block = newest();
