@@ -68,7 +68,7 @@ export function installMint(node: SolanaTestRpc, mint: string, decimals: number,
   });
 }
 
-export async function signed(node: SolanaTestRpc, payer: KeyPairSigner, instructions: Instruction[]) {
+async function signed(node: SolanaTestRpc, payer: KeyPairSigner, instructions: Instruction[]) {
   const { blockhash, lastValidBlockHeight } = node.latestBlockhash();
   const message = pipe(
     createTransactionMessage({ version: 0 }),

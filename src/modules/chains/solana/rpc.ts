@@ -19,7 +19,7 @@ import { redactUrl } from '../rpc-url.ts';
  * reaches the caller as kit's SolanaError.
  */
 
-export interface SolanaRpcHealth {
+interface SolanaRpcHealth {
   /** null while the last request succeeded; else why the node is unusable and since when. */
   down: { reason: string; since: Date } | null;
   url: string;

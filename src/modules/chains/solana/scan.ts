@@ -10,7 +10,7 @@
  * index is the account's index in the transaction (SOL) or 256 + it (tokens), unique within the transaction.
  */
 
-export interface RpcTokenBalance {
+interface RpcTokenBalance {
   accountIndex: number | bigint;
   mint: string;
   owner?: string;
@@ -51,9 +51,9 @@ export interface SolanaTransfer {
   amount: bigint;
 }
 
-export const TOKEN_PROGRAM = 'TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA';
+const TOKEN_PROGRAM = 'TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA';
 /** Output indices of token transfers start here (account indices are below 256). */
-export const TOKEN_OUTPUT_OFFSET = 256;
+const TOKEN_OUTPUT_OFFSET = 256;
 
 /** An exact integer from kit's parsed JSON (bigint) or a decimal string; never through a float. */
 function exact(value: bigint | number | string): bigint {
