@@ -295,11 +295,27 @@ describe('solana adapter against LiteSVM', () => {
     if (second === null || second === undefined) throw new Error('no new version');
     expect(second.txHash).not.toBe(first.txHash);
     await adapter.broadcast(second.rawTx);
-    // The expired one sent again now is refused by the cluster: only one can land.
-    await expect(adapter.broadcast(first.rawTx)).rejects.toThrow();
     node.ticks(5);
     expect(await adapter.forwardStatus(second.txHash)).toMatchObject({ state: 'included' });
+    expect((await adapter.forwardStatus(first.txHash)).state).toBe('expired');
     expect(balance(node, payout) - 1_000_000_000n).toBe(1_000_000_000n);
+  });
+
+  it('a sweep sent after its blockhash expired is refused by the cluster (it can never land)', async () => {
+    const index = 10;
+    const from = deposit(index);
+    await send(node, payer.signer, [solTransfer(payer.signer, from, 10n ** 9n)]);
+    node.tick();
+    const stale = await adapter.buildForward({
+      id: 'fwd_stale',
+      asset: 'SOL',
+      inputs: [{ address: from, derivationIndex: index, amount: 10n ** 9n }],
+      to: feePayer,
+    });
+    node.ticks(16);
+    await expect(adapter.broadcast(stale.rawTx)).rejects.toThrow(/simulation failed/);
+    expect((await adapter.forwardStatus(stale.txHash)).state).toBe('expired');
+    expect(balance(node, from)).toBe(10n ** 9n);
   });
 
   it('reports the RPC down on /readyz and resumes where it was', async () => {

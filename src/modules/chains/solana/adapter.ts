@@ -149,54 +149,74 @@ export function createSolanaAdapter(deps: {
     return remember(toKnown(slot, block, false));
   }
 
-  /** The slot of the block at `height`, or null above the confirmed head. */
+  /** Heights → slots learnt from getBlocks (skipped slots are not in it), ahead of the blocks fetched. */
+  const slotByHeight = new Map<number, number>();
+  /** The confirmed head as the last `head()` read it. */
+  let lastHead: Known | null = null;
+
+  function learn(slots: number[], lastHeight: number): void {
+    if (slotByHeight.size > 50_000) slotByHeight.clear();
+    slots.forEach((slot, index) => {
+      slotByHeight.set(lastHeight - (slots.length - 1 - index), slot);
+    });
+  }
+
+  /**
+   * The slot of the block at `height`, or null above the confirmed head. A block's height is its parent's plus one,
+   * and `getBlocks` lists the slots that have a block in order, so from one block whose height is known every later
+   * (or earlier) slot in the list has its height. One `getBlocks` per poll covers every new block.
+   */
   async function slotOf(height: number): Promise<number | null> {
-    const cached = byHeight.get(height);
-    if (cached !== undefined) return cached.slot;
+    const cached = byHeight.get(height)?.slot ?? slotByHeight.get(height);
+    if (cached !== undefined) return cached;
+    const head = lastHead ?? (await headKnown());
+    if (height > head.ref.number) return null;
+    if (height === head.ref.number) return head.slot;
     let anchor: { height: number; slot: number } | undefined;
     for (const entry of byHeight.values()) {
       if (entry.ref.number < height && (anchor === undefined || entry.ref.number > anchor.height)) {
         anchor = { height: entry.ref.number, slot: entry.slot };
       }
     }
-    const head = await headKnown();
-    if (height > head.ref.number) return null;
-    if (height === head.ref.number) return head.slot;
     if (anchor === undefined || height - anchor.height > 10_000) {
-      // No block known below: the slots at or under the head's minus the blocks between (each takes a slot, skipped
-      // slots only add), read back far enough for twice the blocks plus a margin.
-      const top = head.slot - (head.ref.number - height);
+      // No block known below (a restart): read back from the head's slot far enough for twice the blocks between
+      // plus a margin (every block takes a slot; skipped slots only add), and count heights down from the head.
       const span = 2 * (head.ref.number - height) + 1000;
       const slots = (
-        await rpc.getBlocks(BigInt(Math.max(0, top - span)), BigInt(top), { commitment: 'confirmed' }).send()
+        await rpc
+          .getBlocks(BigInt(Math.max(0, head.slot - span)), BigInt(head.slot), { commitment: 'confirmed' })
+          .send()
       ).map(Number);
-      const last = slots.at(-1);
-      if (last === undefined) throw new Error(`solana: no blocks below slot ${top}`);
-      const lastKnown = await known(last);
-      const index = slots.length - 1 - (lastKnown.ref.number - height);
-      const slot = slots[index];
+      if (slots.at(-1) !== head.slot)
+        throw new Error(`solana: getBlocks does not end at the head's slot ${head.slot}`);
+      learn(slots, head.ref.number);
+      const slot = slotByHeight.get(height);
       if (slot === undefined)
         throw new Error(`solana: block height ${height} is below the node's first block`);
       return slot;
     }
-    // Forward from the anchor: the n-th block after it has height anchor + n.
-    const wanted = height - anchor.height;
-    const end = Math.min(head.slot, anchor.slot + wanted * 2 + 100);
+    // Forward from the anchor to the head: the n-th block after the anchor has height anchor + n.
     const slots = (
-      await rpc.getBlocks(BigInt(anchor.slot + 1), BigInt(end), { commitment: 'confirmed' }).send()
+      await rpc.getBlocks(BigInt(anchor.slot + 1), BigInt(head.slot), { commitment: 'confirmed' }).send()
     ).map(Number);
-    const slot = slots[wanted - 1];
-    if (slot !== undefined) return slot;
-    // More skipped slots than expected: walk on from the last block found.
-    const last = slots.at(-1);
-    if (last === undefined) return null;
-    const lastKnown = await known(last);
-    return lastKnown.ref.number >= height ? null : slotOf(height);
+    if (slots.length === 0) return null;
+    learn(slots, anchor.height + slots.length);
+    return slotByHeight.get(height) ?? null;
   }
 
   async function headKnown(): Promise<Known> {
     const slot = Number(await rpc.getSlot({ commitment: 'confirmed' }).send());
-    return known(slot);
+    let entry: Known | undefined;
+    for (const candidate of byHeight.values()) if (candidate.slot === slot) entry = candidate;
+    if (entry !== undefined) {
+      lastHead = entry;
+      return entry;
+    }
+    // The head is the next block the watcher scans when it keeps up: fetched whole once.
+    const block = await fetchBlock(slot, true);
+    if (block === null) throw new Error(`solana: no block at the confirmed slot ${slot}`);
+    lastHead = remember(toKnown(slot, block, true));
+    return lastHead;
   }
 
   async function refreshHealth(): Promise<void> {
