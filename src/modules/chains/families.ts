@@ -104,6 +104,7 @@ export function createChainAdapters(deps: {
     const solanaAdapters = createSolanaAdapters({
       config: { solana, confirmations: deps.config.confirmations, liveMnemonic: deps.config.liveMnemonic },
       signingKeys: deps.signingKeys,
+      deriver: deps.deriver,
       logger: deps.logger,
     });
     for (const adapter of solanaAdapters) (adapter.isTest ? testNetworks : live).set(adapter.chain, adapter);

@@ -87,13 +87,8 @@ describe('solana adapter against LiteSVM', () => {
       blockhashLifetime: 10,
       prioritizationFees: [0, 200, 500, 5000],
     });
-    const genesis = await fetch(node.url, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'getGenesisHash' }),
-    }).then(async (r) => ((await r.json()) as { result: string }).result);
     adapter = createSolanaAdapter({
-      settings: settings(node.url, genesis),
+      settings: settings(node.url, node.genesisHash),
       requiredConfirmations: 2,
       signingKeys,
       logger,
@@ -316,6 +311,29 @@ describe('solana adapter against LiteSVM', () => {
     await expect(adapter.broadcast(stale.rawTx)).rejects.toThrow(/simulation failed/);
     expect((await adapter.forwardStatus(stale.txHash)).state).toBe('expired');
     expect(balance(node, from)).toBe(10n ** 9n);
+  });
+
+  it('derives the fee payer from the mnemonic when no key is given, and reports a node behind on /readyz', async () => {
+    const derived = createSolanaAdapter({
+      settings: { ...settings(node.url, node.genesisHash), feePayerKey: undefined },
+      requiredConfirmations: 2,
+      signingKeys,
+      deriver,
+      logger,
+      healthEveryMs: 0,
+    });
+    await derived.start();
+    const expected = base58.encode(
+      ed25519.getPublicKey(deriver.derivePrivateKey('solana', true, 0x7fffffff)),
+    );
+    expect(derived.feePayer()).toEqual({ address: expected, lamports: 0n });
+    node.behind(500);
+    await derived.head();
+    expect(await derived.readiness()).toMatch(/solana \(test\): node unhealthy: .*behind by 500 slots/);
+    node.behind(20); // within MAX_SLOTS_BEHIND
+    await derived.head();
+    expect(await derived.readiness()).toBeNull();
+    node.behind(0);
   });
 
   it('reports the RPC down on /readyz and resumes where it was', async () => {

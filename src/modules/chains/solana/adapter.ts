@@ -1,6 +1,7 @@
 import { isSolanaError, type Signature } from '@solana/kit';
 import type { Logger } from 'pino';
 import type { BlockRef, ChainAdapter, SeenDeposit, Transfer } from '../adapter.ts';
+import { type AddressDeriver, MAX_DERIVATION_INDEX } from '../derivation.ts';
 import type { DepositSigningKeys } from '../derivation-check.ts';
 import { contractOf, getChain } from '../registry.ts';
 import { associatedTokenAccount } from './ata.ts';
@@ -32,6 +33,8 @@ export interface SolanaAdapter extends ChainAdapter {
   readiness(): Promise<string | null>;
   /** RPC requests sent so far (the bench's count). */
   requests(): number;
+  /** The fee payer's address and its balance when last read (null before). */
+  feePayer(): { address: string | null; lamports: bigint | null };
 }
 
 interface Known {
@@ -48,8 +51,12 @@ export function createSolanaAdapter(deps: {
   settings: SolanaChainSettings;
   requiredConfirmations: number;
   signingKeys: DepositSigningKeys;
+  /** Derives the default fee payer (FEE_PAYER_KEY unset): the mode's mnemonic at the last index. */
+  deriver?: Pick<AddressDeriver, 'derivePrivateKey'>;
   logger: Logger;
   client?: SolanaRpcClient;
+  /** How often getHealth and the fee payer's balance are read (default 10 s). */
+  healthEveryMs?: number;
 }): SolanaAdapter {
   const { settings } = deps;
   const isTest = settings.isTest;
@@ -80,10 +87,13 @@ export function createSolanaAdapter(deps: {
   let startProblem: string | null = null;
   let started = false;
   let health: { problem: string | null; at: number } = { problem: null, at: 0 };
+  let feePayerLamports: bigint | null = null;
+  const feePayerKey =
+    settings.feePayerKey ?? deps.deriver?.derivePrivateKey('solana', isTest, MAX_DERIVATION_INDEX);
   const sweeper = createSolanaSweeper({
     rpc,
     isTest,
-    settings,
+    settings: { ...settings, feePayerKey },
     signingKeys: deps.signingKeys,
     mintOf: (code) => [...assets].find(([, asset]) => asset === code)?.[0] ?? null,
     blockAtSlot: async (slot) => (await known(slot)).ref,
@@ -220,7 +230,7 @@ export function createSolanaAdapter(deps: {
   }
 
   async function refreshHealth(): Promise<void> {
-    if (Date.now() - health.at < HEALTH_EVERY_MS) return;
+    if (Date.now() - health.at < (deps.healthEveryMs ?? HEALTH_EVERY_MS)) return;
     let problem: string | null = null;
     try {
       await rpc.getHealth().send();
@@ -231,7 +241,7 @@ export function createSolanaAdapter(deps: {
         problem = `${name}: node unhealthy: ${error.message}`;
       }
     }
-    await sweeper.checkFeePayer();
+    feePayerLamports = await sweeper.checkFeePayer();
     health = { problem, at: Date.now() };
   }
 
@@ -252,7 +262,15 @@ export function createSolanaAdapter(deps: {
     startProblem = null;
     started = true;
     await refreshHealth();
-    logger.info({ genesis, feePayer: sweeper.feePayerAddress() }, 'Solana RPC connected');
+    logger.info(
+      {
+        genesis,
+        feePayer: sweeper.feePayerAddress(),
+        feePayerDerived: settings.feePayerKey === undefined,
+        feePayerLamports: feePayerLamports?.toString() ?? null,
+      },
+      'Solana RPC connected; the fee payer pays every sweep: keep it funded',
+    );
   }
 
   return {
@@ -263,6 +281,7 @@ export function createSolanaAdapter(deps: {
     pollIntervalMs: settings.pollIntervalMs,
     start,
     requests: client.requests,
+    feePayer: () => ({ address: sweeper.feePayerAddress(), lamports: feePayerLamports }),
 
     async head() {
       if (!started) throw new Error('solana: adapter used before start()');

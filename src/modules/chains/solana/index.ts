@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
 import { pino } from 'pino';
+import type { AddressDeriver } from '../derivation.ts';
 import type { DepositSigningKeys } from '../derivation-check.ts';
 import { liveNodeWithoutSeed } from '../node-env.ts';
 import { type ChainId, getChain, requiredConfirmations } from '../registry.ts';
@@ -34,6 +35,8 @@ export function createSolanaAdapters(deps: {
     liveMnemonic: string | undefined;
   };
   signingKeys: DepositSigningKeys;
+  /** Derives the default fee payer of each mode (FEE_PAYER_KEY unset). */
+  deriver: Pick<AddressDeriver, 'derivePrivateKey'>;
   logger?: Logger | undefined;
 }): SolanaAdapter[] {
   const info = getChain('solana');
@@ -48,6 +51,7 @@ export function createSolanaAdapters(deps: {
         requiredConfirmations:
           settings.confirmations ?? requiredConfirmations(info, deps.config.confirmations),
         signingKeys: deps.signingKeys,
+        deriver: deps.deriver,
         logger,
       }),
     );

@@ -16,7 +16,8 @@ import { chainNodeEnv } from '../node-env.ts';
  * - `POLL_MS`           how often the confirmed slot is polled and new blocks scanned (default 1000).
  * - `FEE_PAYER_KEY`     the account that pays sweeps' fees (and the payout's token account rent when missing): a
  *                       base58 64-byte secret key (as wallets export it) or the JSON array of a solana-keygen file.
- *                       Unset: sweeps wait, and the log says so once.
+ *                       Unset: derived from the mode's mnemonic at the last index (m/44'/501'/2147483647'/0'), as the
+ *                       EVM gas wallet is; its address and balance are in the start-up log.
  * - `MAX_PRIORITY_FEE`  micro-lamports per compute unit a sweep pays at most (the 75th percentile of
  *                       getRecentPrioritizationFees, capped at this; default 100000, i.e. ≤ 6,000 lamports for a
  *                       token sweep's 60,000 compute units).
@@ -33,7 +34,7 @@ export interface SolanaChainSettings {
   genesisHash: string | undefined;
   confirmations: number | undefined;
   pollIntervalMs: number;
-  /** The fee payer's 32-byte ed25519 seed; undefined: sweeps wait. */
+  /** The fee payer's 32-byte ed25519 seed; undefined: derived from the mode's mnemonic. */
   feePayerKey: Uint8Array | undefined;
   maxPriorityFee: bigint;
   feePayerMinLamports: bigint;
