@@ -4,6 +4,7 @@ import { ed25519 } from '@noble/curves/ed25519.js';
 import { base58 } from '@scure/base';
 import { generateKeyPairSigner } from '@solana/kit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createAddressDeriver } from '../src/modules/chains/derivation.ts';
 import { strongPassword, testMnemonic, uniqueEmail } from './support/harness.ts';
 import { freePort } from './support/net.ts';
 import { startServe } from './support/program.ts';
@@ -17,6 +18,7 @@ import {
   newWallet,
   send,
   solTransfer,
+  TEST_USDC_MINT,
   type TestWallet,
   tokenBalance,
   tokenTransfer,
@@ -79,11 +81,20 @@ describe('live Solana payments through the running program against LiteSVM', { t
     });
     payer = await newWallet(node, 1000n);
     node.airdrop(feePayer as never, 10n * LAMPORTS);
-    installMint(node, LIVE_USDC_MINT, 6, payer.address);
-    await send(node, payer.signer, [
-      await createAta(payer.signer, payer.address, LIVE_USDC_MINT),
-      await mintTo(payer.signer, payer.address, LIVE_USDC_MINT, 10_000_000_000n),
-    ]);
+    for (const mint of [LIVE_USDC_MINT, TEST_USDC_MINT]) {
+      installMint(node, mint, 6, payer.address);
+      await send(node, payer.signer, [
+        await createAta(payer.signer, payer.address, mint),
+        await mintTo(payer.signer, payer.address, mint, 10_000_000_000n),
+      ]);
+    }
+    // Test mode's fee payer is derived from the test mnemonic (no key given): fund it.
+    const testFeePayer = createAddressDeriver({ testMnemonic, liveMnemonic: LIVE_MNEMONIC }).derivePrivateKey(
+      'solana',
+      true,
+      0x7fffffff,
+    );
+    node.airdrop(base58.encode(ed25519.getPublicKey(testFeePayer)) as never, 10n * LAMPORTS);
     const isolated = await createIsolatedDatabase();
     drop = isolated.drop;
     const port = await freePort();
@@ -105,6 +116,11 @@ describe('live Solana payments through the running program against LiteSVM', { t
         SVC_CHAIN_SOLANA_FEE_PAYER_KEY: base58.encode(secretKey),
         SVC_CHAIN_SOLANA_RPC_TIMEOUT_MS: '1000',
         SVC_CHAIN_SOLANA_RPC_RETRIES: '1',
+        // Test mode on the same RPC (a test cluster): it replaces the simulator on solana.
+        SVC_TEST_CHAIN_SOLANA_RPC_URL: node.url,
+        SVC_TEST_CHAIN_SOLANA_GENESIS_HASH: node.genesisHash,
+        SVC_TEST_CHAIN_SOLANA_POLL_MS: '200',
+        SVC_TEST_CHAIN_SOLANA_CONFIRMATIONS: '2',
         SVC_RATE_LIMIT_PER_KEY: '0',
         SVC_RATE_LIMIT_PER_IP: '0',
         LOG_LEVEL: 'info',
@@ -356,6 +372,40 @@ describe('live Solana payments through the running program against LiteSVM', { t
     const done = await swept(key, late);
     expect(done.status).toBe('expired');
     expect(balance(node, payment.address)).toBe(0n);
+  });
+
+  it('test mode on a real test cluster: a test key pays on the RPC, not on the simulator; swept by the derived fee payer', async () => {
+    const signup = await fetch(`${base}/v1/auth/signup`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ email: uniqueEmail(), password: strongPassword }),
+    });
+    const { token } = (await signup.json()) as { token: string };
+    const pair = (await (
+      await fetch(`${base}/v1/keypairs`, { method: 'POST', headers: { authorization: `Bearer ${token}` } })
+    ).json()) as { test: { full_key: string } };
+    const testKey = pair.test.full_key;
+    const payout = (await generateKeyPairSigner()).address;
+    const wallets = await fetch(`${base}/v1/settings/payout-wallets?is_test=true`, {
+      method: 'PUT',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ solana: payout }),
+    });
+    expect(wallets.status).toBe(200);
+    const p = await api<Payment & { deposits: Array<{ simulated: boolean }> }>('POST', '/payments', testKey, {
+      chain: 'solana',
+      amount: '2.5',
+      currency: 'USDC',
+      asset: 'USDC',
+    });
+    const paid = await send(node, payer.signer, [
+      await createAta(payer.signer, p.address, TEST_USDC_MINT),
+      await tokenTransfer(payer.signer, p.address, TEST_USDC_MINT, 2_500_000n),
+    ]);
+    const completed = await until(testKey, p.payment_id, 'completed', (x) => x.status === 'completed');
+    expect(completed.deposits).toMatchObject([{ tx_hash: paid.signature, state: 'final', simulated: false }]);
+    await swept(testKey, completed);
+    expect(await tokenBalance(node, payout, TEST_USDC_MINT)).toBe(2_500_000n);
   });
 
   it('kept the RPC within budget: requests per block scanned', () => {
