@@ -296,6 +296,39 @@ describe('solana adapter against LiteSVM', () => {
     expect(balance(node, payout) - 1_000_000_000n).toBe(1_000_000_000n);
   });
 
+  it('after a restart, a stored sweep is re-sent and called expired only past an upper bound of its life', async () => {
+    const index = 11;
+    const from = deposit(index);
+    await send(node, payer.signer, [solTransfer(payer.signer, from, 10n ** 9n)]);
+    node.tick();
+    const stored = await adapter.buildForward({
+      id: 'fwd_restart',
+      asset: 'SOL',
+      inputs: [{ address: from, derivationIndex: index, amount: 10n ** 9n }],
+      to: feePayer,
+    });
+    node.dropSends(1);
+    await adapter.broadcast(stored.rawTx);
+    // A new process knows the version only from its stored text.
+    const restarted = createSolanaAdapter({
+      settings: settings(node.url, node.genesisHash),
+      requiredConfirmations: 2,
+      signingKeys,
+      logger,
+    });
+    await restarted.start();
+    expect((await restarted.forwardStatus(stored.txHash)).state).toBe('unknown');
+    await restarted.broadcast(stored.rawTx); // what the forwarder does with an unknown version
+    expect((await restarted.forwardStatus(stored.txHash)).state).toBe('unknown');
+    node.ticks(16);
+    // The process that signed it knows its last valid height; the restarted one waits for its bound (+150 blocks).
+    expect((await adapter.forwardStatus(stored.txHash)).state).toBe('expired');
+    expect((await restarted.forwardStatus(stored.txHash)).state).toBe('unknown');
+    node.ticks(160);
+    expect((await restarted.forwardStatus(stored.txHash)).state).toBe('expired');
+    expect(balance(node, from)).toBe(10n ** 9n);
+  });
+
   it('a sweep sent after its blockhash expired is refused by the cluster (it can never land)', async () => {
     const index = 10;
     const from = deposit(index);

@@ -59,6 +59,8 @@ import type { SolanaChainSettings } from './settings.ts';
 const COMPUTE_BUDGET_PROGRAM = address('ComputeBudget111111111111111111111111111111');
 const SIGNATURE_FEE = 5000n;
 const SYSTEM_ACCOUNT_RENT_MIN = 890_880n;
+/** Blocks a blockhash stays valid for (the cluster's MAX_PROCESSING_AGE: lastValidBlockHeight = its height + 150). */
+const MAX_BLOCKHASH_AGE = 150n;
 
 function computeUnitLimit(units: number): Instruction {
   const data = new Uint8Array(5);
@@ -92,6 +94,7 @@ export function createSolanaSweeper(deps: {
     feePayerSeed === undefined ? null : address(base58.encode(ed25519.getPublicKey(feePayerSeed)));
   /** Blockhash and last valid block height of each signed version, learnt when built or broadcast. */
   const lifetimes = new Map<string, { blockhash: string; lastValidBlockHeight: bigint | null }>();
+  // (Bounded by the forwards open at once; a version is dropped from it only with the process.)
   let lowBalanceWarnedAt = 0;
 
   async function priorityFee(writable: Address[]): Promise<bigint> {
@@ -279,14 +282,26 @@ export function createSolanaSweeper(deps: {
     }
   }
 
-  /** Whether no block can ever hold this version: its blockhash is past its life at `finalized`. */
+  /**
+   * Whether no block can ever hold this version: the `finalized` block height is past its last valid block height
+   * (every block that could hold it is final) and the finalized bank no longer takes its blockhash. A version known
+   * only from its stored text (after a restart) gets an upper bound of its last valid height first: the confirmed
+   * height plus 150 while the confirmed bank still takes the blockhash, else the confirmed height (it expired below
+   * it). An upper bound only makes the wait longer, never the answer wrong: a blockhash newer than the finalized
+   * block is unknown to the finalized bank, and is not taken for expired.
+   */
   async function expired(signature: string): Promise<boolean> {
     const lifetime = lifetimes.get(signature);
     if (lifetime === undefined) return false;
-    if (lifetime.lastValidBlockHeight !== null) {
-      const finalHeight = await rpc.getBlockHeight({ commitment: 'finalized' }).send();
-      if (finalHeight <= lifetime.lastValidBlockHeight) return false;
+    if (lifetime.lastValidBlockHeight === null) {
+      const [{ value: validNow }, confirmedHeight] = await Promise.all([
+        rpc.isBlockhashValid(lifetime.blockhash as Blockhash, { commitment: 'confirmed' }).send(),
+        rpc.getBlockHeight({ commitment: 'confirmed' }).send(),
+      ]);
+      lifetime.lastValidBlockHeight = BigInt(confirmedHeight) + (validNow ? MAX_BLOCKHASH_AGE : 0n);
     }
+    const finalHeight = await rpc.getBlockHeight({ commitment: 'finalized' }).send();
+    if (BigInt(finalHeight) <= lifetime.lastValidBlockHeight) return false;
     const { value: valid } = await rpc
       .isBlockhashValid(lifetime.blockhash as Blockhash, { commitment: 'finalized' })
       .send();
