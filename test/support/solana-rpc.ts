@@ -73,6 +73,11 @@ export interface SolanaTestRpc {
   /** Ticks `count` times. */
   ticks(count: number): void;
   skipSlots(count: number): void;
+  /**
+   * The newest block (empty, above finalized) is replaced by another at the same slot and height with another
+   * blockhash, as when the cluster confirms another fork; returns the new hash.
+   */
+  replaceNewestBlock(): string;
   /** Submits a signed transaction as a payer's wallet would (skipPreflight: failed transactions land with meta.err). */
   submit(tx: Transaction, options?: { skipPreflight?: boolean }): { signature: string; err: unknown };
   /** The latest blockhash and its last valid block height, for payers' transactions. */
@@ -574,6 +579,16 @@ export async function startSolanaTestRpc(
     },
     skipSlots(count) {
       skipping += count;
+    },
+    replaceNewestBlock() {
+      const block = newest();
+      if (block.transactions.length > 0 || block.slot <= finalizedSlot()) {
+        throw new Error('only an empty block above finalized can be replaced');
+      }
+      blockhashHeight.delete(block.blockhash);
+      block.blockhash = hashOf(`block-${block.slot}-fork-${Date.now()}`);
+      blockhashHeight.set(block.blockhash, block.blockHeight);
+      return block.blockhash;
     },
     submit(tx, submitOptions) {
       const wire = new Uint8Array(getTransactionEncoderBytes(tx));

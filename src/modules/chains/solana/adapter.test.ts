@@ -369,6 +369,25 @@ describe('solana adapter against LiteSVM', () => {
     node.behind(0);
   });
 
+  it('reads a height asked for again afresh: a block replaced under the cache is seen as the watcher walks back', async () => {
+    node.tick();
+    await scan([]);
+    const head = await adapter.head();
+    if (head === null) throw new Error('no head');
+    const before = await adapter.block(head.number);
+    const replaced = node.replaceNewestBlock();
+    node.tick();
+    await adapter.head();
+    const next = await adapter.block(head.number + 1);
+    // The new block's parent is not the block the watcher holds: it walks back and asks for that height again.
+    expect(next?.parentHash).toBe(replaced);
+    expect(next?.parentHash).not.toBe(before?.hash);
+    const again = await adapter.block(head.number);
+    expect(again?.hash).toBe(replaced);
+    expect((await adapter.block(head.number + 1))?.parentHash).toBe(again?.hash);
+    scanned = head.number + 1;
+  });
+
   it('reports the RPC down on /readyz and resumes where it was', async () => {
     node.down(true);
     await expect(adapter.head()).rejects.toThrow();

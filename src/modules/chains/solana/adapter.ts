@@ -214,6 +214,16 @@ export function createSolanaAdapter(deps: {
     return slotByHeight.get(height) ?? null;
   }
 
+  /** Heights `block` has answered up to; asking for one again drops what is cached from there up. */
+  let highestReturned = -1;
+
+  function forgetFrom(height: number): void {
+    for (const key of [...byHeight.keys()]) if (key >= height) byHeight.delete(key);
+    for (const key of [...slotByHeight.keys()]) if (key >= height) slotByHeight.delete(key);
+    if (lastHead !== null && lastHead.ref.number >= height) lastHead = null;
+    highestReturned = height - 1;
+  }
+
   async function headKnown(): Promise<Known> {
     const slot = Number(await rpc.getSlot({ commitment: 'confirmed' }).send());
     let entry: Known | undefined;
@@ -290,16 +300,25 @@ export function createSolanaAdapter(deps: {
     },
 
     async block(number) {
+      // A height asked again (the watcher walking back after a parent mismatch, or retrying after an error) is read
+      // from the RPC afresh: what was cached at and above it may be of a fork the cluster left.
+      if (number <= highestReturned) forgetFrom(number);
       const cached = byHeight.get(number);
-      if (cached?.block !== null && cached !== undefined) return cached.ref;
+      if (cached?.block !== null && cached !== undefined) {
+        highestReturned = Math.max(highestReturned, number);
+        return cached.ref;
+      }
       const slot = await slotOf(number);
       if (slot === null) return null;
       const block = await fetchBlock(slot, true);
       if (block === null) return null;
       const entry = remember(toKnown(slot, block, true));
       if (entry.ref.number !== number) {
+        // The height map is off (a fork left under it): start again from the head.
+        forgetFrom(0);
         throw new Error(`solana: slot ${slot} holds block height ${entry.ref.number}, not ${number}`);
       }
+      highestReturned = Math.max(highestReturned, number);
       return entry.ref;
     },
 
