@@ -207,6 +207,9 @@ describe('solana adapter against LiteSVM', () => {
       to: payout,
     });
     expect(built.amount).toBe(3_000_000_000n);
+    // Two signatures, and the 75th percentile of recent priority fees (5,000) capped at 1,000 micro-lamports per
+    // compute unit over the 3,000 units asked: 3 lamports.
+    expect(built.fee).toBe(10_003n);
     await adapter.broadcast(built.rawTx);
     await adapter.broadcast(built.rawTx); // again: harmless
     expect((await adapter.forwardStatus(built.txHash)).state).toBe('pending');
@@ -235,6 +238,7 @@ describe('solana adapter against LiteSVM', () => {
       inputs: [{ address: from, derivationIndex: index, amount: 25_000_000n }],
       to: payout,
     });
+    expect(built.fee).toBe(10_061n); // 61,000 compute units at 1,000 micro-lamports
     await adapter.broadcast(built.rawTx);
     node.ticks(5);
     expect(await adapter.forwardStatus(built.txHash)).toMatchObject({ state: 'included' });
