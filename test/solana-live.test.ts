@@ -335,7 +335,7 @@ describe('live Solana payments through the running program against LiteSVM', { t
     expect(balance(node, p.address)).toBe(0n);
   });
 
-  it('the RPC gone mid-scan and back: nothing missed, nothing counted twice', async () => {
+  it('the RPC gone mid-scan, back with 429s: nothing missed, nothing counted twice', async () => {
     const m = await merchant();
     const p = await create(m.key, '0.35', 'SOL');
     node.down(true);
@@ -350,6 +350,8 @@ describe('live Solana payments through the running program against LiteSVM', { t
       10_000,
     );
     node.down(false);
+    // Back, but rate limiting for a while (429): requests rest and retry, nothing is lost.
+    node.rateLimit(5);
     const completed = await until(m.key, p.payment_id, 'completed', (x) => x.status === 'completed');
     expect(completed.deposits).toMatchObject([{ tx_hash: paid.signature }]);
     expect(completed.deposits).toHaveLength(1);
