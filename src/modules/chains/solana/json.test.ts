@@ -34,6 +34,15 @@ describe('solana JSON with bigints', () => {
     expect(parseJsonWithBigInts('[1e3]', kitFallback)).toEqual([1000]);
   });
 
+  it('for blocks, keeps integers below 16 digits numbers and makes the rest bigints', () => {
+    const text = '{"a":[1,-2,999999999999999,9007199254740993,-9007199254740993],"b":"12345678901234567"}';
+    expect(parseJsonWithBigInts(text, kitFallback, true)).toEqual({
+      a: [1, -2, 999_999_999_999_999, 9_007_199_254_740_993n, -9_007_199_254_740_993n],
+      b: '12345678901234567',
+    });
+    expect(parseJsonWithBigInts('{"a":[1,2]}', kitFallback, true)).toEqual({ a: [1, 2] });
+  });
+
   it('leaves a string that starts with its mark to kit, never turning it into a number', () => {
     const text = '{"log":"\\u000142","n":1}';
     expect(parseJsonWithBigInts(text, kitFallback)).toEqual({ fallback: { log: '\u000142', n: 1n } });

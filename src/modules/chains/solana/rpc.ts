@@ -106,7 +106,13 @@ export function createSolanaRpcClient(options: SolanaRpcOptions): SolanaRpcClien
       createHttpTransport({
         url,
         headers: { 'accept-encoding': 'br,gzip,deflate' },
-        fromJson: (text) => parseJsonWithBigInts(text, parseJsonTheKitWay),
+        // Blocks keep small integers as numbers (scan.ts reads either): most parse without a reviver.
+        fromJson: (text, payload) =>
+          parseJsonWithBigInts(
+            text,
+            parseJsonTheKitWay,
+            (payload as { method?: unknown } | undefined)?.method === 'getBlock',
+          ),
         toJson: stringifyJsonWithBigInts,
       }),
     /** A 429 rests the URL until then (ms since epoch). */
