@@ -119,16 +119,17 @@ export function createSolanaAdapter(deps: {
 
   async function fetchBlock(slot: number, full: boolean): Promise<RpcBlock | null> {
     try {
-      const config = {
-        commitment: 'confirmed',
-        encoding: 'json',
-        maxSupportedTransactionVersion: 0,
-        rewards: false,
-      } as const;
-      const answer = full
-        ? await rpc.getBlock(BigInt(slot), { ...config, transactionDetails: 'full' }).send()
-        : await rpc.getBlock(BigInt(slot), { ...config, transactionDetails: 'none' }).send();
-      return answer as unknown as RpcBlock | null;
+      const answer = await client.raw<RpcBlock | null>('getBlock', [
+        slot,
+        {
+          commitment: 'confirmed',
+          encoding: 'json',
+          maxSupportedTransactionVersion: 0,
+          rewards: false,
+          transactionDetails: full ? 'full' : 'none',
+        },
+      ]);
+      return answer;
     } catch (error) {
       // -32004 not available (above the commitment), -32007 / -32009 skipped or missing.
       if (isSolanaError(error) && [-32004, -32007, -32009].includes(Number(error.context.__code)))

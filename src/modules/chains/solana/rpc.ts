@@ -1,5 +1,6 @@
 import {
   createSolanaRpcFromTransport,
+  getSolanaErrorFromJsonRpcError,
   isSolanaError,
   type Rpc,
   type RpcTransport,
@@ -29,6 +30,12 @@ interface SolanaRpcHealth {
 
 export interface SolanaRpcClient {
   rpc: Rpc<SolanaRpcApi>;
+  /**
+   * One call through the same transport (failover, retries, exact integers) without kit's response transformers,
+   * for blocks: walking a 1 MB block's tree took kit ~26 ms on top of the 19 of fetching and reading it. A JSON-RPC
+   * error is thrown as kit's SolanaError, as `rpc` does.
+   */
+  raw<T>(method: string, params: readonly unknown[]): Promise<T>;
   health(): SolanaRpcHealth;
   /** Requests sent (every attempt, retries included), for the bench and the logs. */
   requests(): number;
@@ -185,8 +192,19 @@ export function createSolanaRpcClient(options: SolanaRpcOptions): SolanaRpcClien
     throw lastError ?? new SolanaTransportError('connection', reason);
   };
 
+  let rawId = 0;
   return {
     rpc: createSolanaRpcFromTransport(transport) as Rpc<SolanaRpcApi>,
+    async raw<T>(method: string, params: readonly unknown[]): Promise<T> {
+      rawId += 1;
+      const answer = await transport<{ result?: T; error?: unknown }>({
+        payload: { jsonrpc: '2.0', id: String(rawId), method, params },
+      });
+      if (answer.error !== undefined && answer.error !== null) {
+        throw getSolanaErrorFromJsonRpcError(answer.error);
+      }
+      return answer.result as T;
+    },
     health: () => ({ down, url: endpoints[current]?.redacted ?? '' }),
     requests: () => sent,
   };
