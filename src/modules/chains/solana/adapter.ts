@@ -351,7 +351,7 @@ export function createSolanaAdapter(deps: {
         if (asset === undefined) continue;
         // Only the owner's associated token account is swept (its address is derived): tokens in another account
         // the deposit address owns are not counted as paid, and said loudly.
-        if (transfer.tokenAccount !== (await associatedTokenAccount(transfer.to, transfer.mint))) {
+        if (transfer.tokenAccount !== associatedTokenAccount(transfer.to, transfer.mint)) {
           logger.warn(
             { signature: transfer.signature, owner: transfer.to, account: transfer.tokenAccount, asset },
             'tokens paid to a token account of a deposit address that is not its associated token account: not credited',

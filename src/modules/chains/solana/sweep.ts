@@ -174,7 +174,7 @@ export function createSolanaSweeper(deps: {
     } else {
       const decimals = info?.assets.find((asset) => asset.code === intent.asset)?.decimals;
       if (decimals === undefined) throw new Error(`solana: unknown asset ${intent.asset}`);
-      const payoutAta = address(await associatedTokenAccount(to, mint));
+      const payoutAta = address(associatedTokenAccount(to, mint));
       instructions.push(
         getCreateAssociatedTokenIdempotentInstruction({
           payer: createNoopSigner(feePayer),
@@ -186,7 +186,7 @@ export function createSolanaSweeper(deps: {
       writable.push(payoutAta);
       units += 30_000;
       for (const input of intent.inputs) {
-        const depositAta = address(await associatedTokenAccount(input.address, mint));
+        const depositAta = address(associatedTokenAccount(input.address, mint));
         let held: bigint;
         try {
           const { value } = await rpc.getTokenAccountBalance(depositAta, { commitment: 'confirmed' }).send();
