@@ -134,6 +134,7 @@ async function scannerShare(blocks: number, log: (message: string) => void): Pro
     let scanned = (await adapter.head())?.number ?? 0;
     const own: number[] = [];
     const rpcMs: number[] = [];
+    const wireMs: number[] = [];
     let blockBytes = 0;
     let pick = 0;
     for (let b = 0; b < blocks; b++) {
@@ -174,11 +175,11 @@ async function scannerShare(blocks: number, log: (message: string) => void): Pro
         blockBytes = text.length;
       };
       const ours = async (): Promise<void> => {
-        const head = await adapter.head();
-        if (head === null) throw new Error('no head');
         // The head read fetches the new block whole (it is the next to scan): timed with the scan.
         wire.reset();
         const started = performance.now();
+        const head = await adapter.head();
+        if (head === null) throw new Error('no head');
         let found = 0;
         for (let height = scanned + 1; height <= head.number; height++) {
           const ref = await adapter.block(height);
@@ -186,7 +187,10 @@ async function scannerShare(blocks: number, log: (message: string) => void): Pro
           found += (await adapter.transfers(ref, watchedSet)).length;
         }
         scanned = head.number;
-        own.push(performance.now() - started - wire.ms());
+        const wall = performance.now() - started;
+        if (wire.ms() <= 0) throw new Error('the wire timer saw no request: own time would include the RPC');
+        wireMs.push(wire.ms());
+        own.push(wall - wire.ms());
         if (found !== expected) throw new Error(`scanner found ${found} transfers, expected ${expected}`);
       };
       await ours();
@@ -208,6 +212,7 @@ async function scannerShare(blocks: number, log: (message: string) => void): Pro
         watchedPaymentsPerBlock: TXS_PER_BLOCK / WATCHED_EVERY,
         ownMs: own.map((v) => round(v)),
         rpcMs: rpcMs.map((v) => round(v)),
+        ourWireMs: wireMs.map((v) => round(v)),
         note: 'own = wall time of block()+transfers() minus the time a request was on the wire (so it includes parsing the block with bigints and the ATA checks); rpc = bare fetch of getBlock as text from the in-process LiteSVM RPC',
       },
     });
