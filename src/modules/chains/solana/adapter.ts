@@ -7,7 +7,7 @@ import { contractOf, getChain } from '../registry.ts';
 import { associatedTokenAccount } from './ata.ts';
 import { createSolanaRpcClient, type SolanaRpcClient } from './rpc.ts';
 import { blockTransfers, type RpcBlock } from './scan.ts';
-import { MAINNET_GENESIS_HASH, type SolanaChainSettings } from './settings.ts';
+import { MAINNET_GENESIS_HASH, MAX_FORWARD_INPUTS, type SolanaChainSettings } from './settings.ts';
 import { createSolanaSweeper } from './sweep.ts';
 
 /**
@@ -397,7 +397,7 @@ export function createSolanaAdapter(deps: {
     },
 
     addressKey: (address) => address,
-    maxForwardInputs: 4,
+    maxForwardInputs: MAX_FORWARD_INPUTS,
     buildForward: sweeper.buildForward,
     bumpForward: sweeper.resign,
     broadcast: sweeper.broadcast,

@@ -1,13 +1,15 @@
 import type { Logger } from 'pino';
 import { pino } from 'pino';
+import type { ChainAdapter } from '../adapter.ts';
 import type { AddressDeriver } from '../derivation.ts';
 import type { DepositSigningKeys } from '../derivation-check.ts';
 import { liveNodeWithoutSeed } from '../node-env.ts';
 import { type ChainId, getChain, requiredConfirmations } from '../registry.ts';
-import { createSolanaAdapter, type SolanaAdapter } from './adapter.ts';
-import type { SolanaSettings } from './settings.ts';
+import type { SolanaAdapter } from './adapter.ts';
+import { MAX_FORWARD_INPUTS, type SolanaChainSettings, type SolanaSettings } from './settings.ts';
 
-export type { SolanaAdapter } from './adapter.ts';
+/** What the family hands the registry: the adapter, with @solana/kit loaded only when it starts. */
+type LazySolanaAdapter = ChainAdapter & { start(): Promise<void>; readiness(): Promise<string | null> };
 
 /**
  * The solana family: one adapter per mode with RPC URLs in the environment, live (SVC_CHAIN_SOLANA_RPC_URL, with
@@ -38,15 +40,15 @@ export function createSolanaAdapters(deps: {
   /** Derives the default fee payer of each mode (FEE_PAYER_KEY unset). */
   deriver: Pick<AddressDeriver, 'derivePrivateKey'>;
   logger?: Logger | undefined;
-}): SolanaAdapter[] {
+}): LazySolanaAdapter[] {
   const info = getChain('solana');
   if (info === undefined) return [];
   const logger = deps.logger ?? pino({ level: 'silent' });
-  const adapters: SolanaAdapter[] = [];
+  const adapters: LazySolanaAdapter[] = [];
   for (const settings of deps.config.solana.chains) {
     if (liveNodeWithoutSeed(settings, deps.config.liveMnemonic, logger)) continue;
     adapters.push(
-      createSolanaAdapter({
+      lazyAdapter({
         settings,
         requiredConfirmations:
           settings.confirmations ?? requiredConfirmations(info, deps.config.confirmations),
@@ -57,4 +59,47 @@ export function createSolanaAdapters(deps: {
     );
   }
   return adapters;
+}
+
+/**
+ * The adapter behind a door: @solana/kit and the SPL clients (~75 ms of module loading) are imported when the
+ * settlement loop starts the chain, so a program without Solana configured never loads them, and one with it does
+ * not wait for them before it answers.
+ */
+function lazyAdapter(args: {
+  settings: SolanaChainSettings;
+  requiredConfirmations: number;
+  signingKeys: DepositSigningKeys;
+  deriver: Pick<AddressDeriver, 'derivePrivateKey'>;
+  logger: Logger;
+}): LazySolanaAdapter {
+  let real: SolanaAdapter | undefined;
+  let loading: Promise<SolanaAdapter> | undefined;
+  const use = async (): Promise<SolanaAdapter> => {
+    if (real !== undefined) return real;
+    loading ??= import('./adapter.ts').then((module) => {
+      real = module.createSolanaAdapter(args);
+      return real;
+    });
+    return loading;
+  };
+  return {
+    chain: 'solana',
+    isTest: args.settings.isTest,
+    simulated: false,
+    requiredConfirmations: args.requiredConfirmations,
+    pollIntervalMs: args.settings.pollIntervalMs,
+    maxForwardInputs: MAX_FORWARD_INPUTS,
+    addressKey: (address) => address,
+    start: async () => (await use()).start(),
+    head: async () => (await use()).head(),
+    block: async (number) => (await use()).block(number),
+    transfers: async (block, watched) => (await use()).transfers(block, watched),
+    recheck: async (deposits) => (await use()).recheck(deposits),
+    buildForward: async (intent) => (await use()).buildForward(intent),
+    bumpForward: async (intent, previous) => (await (await use()).bumpForward?.(intent, previous)) ?? null,
+    broadcast: async (rawTx) => (await use()).broadcast(rawTx),
+    forwardStatus: async (txHash) => (await use()).forwardStatus(txHash),
+    readiness: async () => (real === undefined ? null : real.readiness()),
+  };
 }

@@ -49,6 +49,9 @@ export interface SolanaSettings {
 
 export const MAINNET_GENESIS_HASH = '5eykt4UsFv8P8NJdTREpY1vzqKqZKvdpKuc147dw2N9d';
 
+/** Deposit addresses one sweep transaction takes (its 1,232 bytes hold the fee payer, 4 deposits and their accounts). */
+export const MAX_FORWARD_INPUTS = 4;
+
 function wholeNumber(prefix: string, name: string, text: string, min: number, max: number): number {
   if (!/^\d{1,15}$/.test(text) || Number(text) < min || Number(text) > max) {
     throw new Error(`${prefix}${name}: must be a whole number from ${min} to ${max}`);
