@@ -392,6 +392,34 @@ describe('solana adapter against LiteSVM', () => {
     scanned = head.number + 1;
   });
 
+  it('a new process finds the slot of an old block height by reading back from the head (no block known)', async () => {
+    node.skipSlots(3);
+    node.ticks(6);
+    const fresh = createSolanaAdapter({
+      settings: settings(node.url, node.genesisHash),
+      requiredConfirmations: 2,
+      signingKeys,
+      logger,
+    });
+    await fresh.start();
+    const head = await fresh.head();
+    if (head === null) throw new Error('no head');
+    await adapter.head(); // as the watcher does at each poll
+    for (const height of [head.number - 1, head.number - 30, 1]) {
+      const ours = await fresh.block(height);
+      const theirs = await adapter.block(height);
+      expect(ours?.number).toBe(height);
+      expect(ours?.hash).toBe(theirs?.hash);
+    }
+    // And on from there, block by block, each child of the one before.
+    let parent = await fresh.block(head.number - 10);
+    for (let height = head.number - 9; height <= head.number; height++) {
+      const block = await fresh.block(height);
+      expect(block?.parentHash).toBe(parent?.hash);
+      parent = block;
+    }
+  });
+
   it('reports the RPC down on /readyz and resumes where it was', async () => {
     node.down(true);
     await expect(adapter.head()).rejects.toThrow();

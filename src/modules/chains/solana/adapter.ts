@@ -165,17 +165,28 @@ export function createSolanaAdapter(deps: {
   /** The confirmed head as the last `head()` read it. */
   let lastHead: Known | null = null;
 
-  function learn(slots: number[], lastHeight: number): void {
+  /** getBlocks answers at most this wide a range of slots. */
+  const MAX_SLOT_RANGE = 499_999;
+  /** Heights learnt ahead of the one asked for (the next polls' blocks). */
+  const LEARN_AHEAD = 20_000;
+
+  /** `slots` (in order, the last one at `lastHeight`) by height, from `from` up to LEARN_AHEAD above it. */
+  function learn(slots: number[], lastHeight: number, from: number): void {
     if (slotByHeight.size > 50_000) slotByHeight.clear();
     slots.forEach((slot, index) => {
-      slotByHeight.set(lastHeight - (slots.length - 1 - index), slot);
+      const height = lastHeight - (slots.length - 1 - index);
+      if (height >= from && height <= from + LEARN_AHEAD) slotByHeight.set(height, slot);
     });
   }
+
+  const blocksIn = async (first: number, last: number): Promise<number[]> =>
+    (await rpc.getBlocks(BigInt(first), BigInt(last), { commitment: 'confirmed' }).send()).map(Number);
 
   /**
    * The slot of the block at `height`, or null above the confirmed head. A block's height is its parent's plus one,
    * and `getBlocks` lists the slots that have a block in order, so from one block whose height is known every later
-   * (or earlier) slot in the list has its height. One `getBlocks` per poll covers every new block.
+   * (or earlier) slot in the list has its height. One `getBlocks` per poll covers every new block; after a long
+   * outage the list is read in ranges of at most 500,000 slots (the RPC's limit).
    */
   async function slotOf(height: number): Promise<number | null> {
     const cached = byHeight.get(height)?.slot ?? slotByHeight.get(height);
@@ -190,29 +201,39 @@ export function createSolanaAdapter(deps: {
       }
     }
     if (anchor === undefined || height - anchor.height > 10_000) {
-      // No block known below (a restart): read back from the head's slot far enough for twice the blocks between
-      // plus a margin (every block takes a slot; skipped slots only add), and count heights down from the head.
-      const span = 2 * (head.ref.number - height) + 1000;
-      const slots = (
-        await rpc
-          .getBlocks(BigInt(Math.max(0, head.slot - span)), BigInt(head.slot), { commitment: 'confirmed' })
-          .send()
-      ).map(Number);
-      if (slots.at(-1) !== head.slot)
-        throw new Error(`solana: getBlocks does not end at the head's slot ${head.slot}`);
-      learn(slots, head.ref.number);
-      const slot = slotByHeight.get(height);
-      if (slot === undefined)
-        throw new Error(`solana: block height ${height} is below the node's first block`);
-      return slot;
+      // No block known below (a restart): read back from the head's slot, far enough for twice the blocks between
+      // plus a margin (every block takes a slot; skipped slots only add), counting heights down from the head.
+      let top = { slot: head.slot, height: head.ref.number };
+      for (;;) {
+        const first = Math.max(0, top.slot - Math.min(2 * (top.height - height) + 1000, MAX_SLOT_RANGE));
+        const slots = await blocksIn(first, top.slot);
+        if (slots.at(-1) !== top.slot) throw new Error(`solana: getBlocks does not end at slot ${top.slot}`);
+        learn(slots, top.height, height);
+        const slot = slotByHeight.get(height);
+        if (slot !== undefined) return slot;
+        const lowest = slots[0];
+        if (first === 0 || lowest === undefined || slots.length === 1) {
+          throw new Error(`solana: block height ${height} is below the node's first block`);
+        }
+        top = { slot: lowest, height: top.height - (slots.length - 1) };
+      }
     }
-    // Forward from the anchor to the head: the n-th block after the anchor has height anchor + n.
-    const slots = (
-      await rpc.getBlocks(BigInt(anchor.slot + 1), BigInt(head.slot), { commitment: 'confirmed' }).send()
-    ).map(Number);
-    if (slots.length === 0) return null;
-    learn(slots, anchor.height + slots.length);
-    return slotByHeight.get(height) ?? null;
+    // Forward from the anchor: the n-th block after it has height anchor + n.
+    let from = anchor;
+    for (;;) {
+      const wanted = height - from.height;
+      const last = Math.min(
+        head.slot,
+        from.slot + Math.min(Math.max(2 * wanted + 1000, 5000), MAX_SLOT_RANGE),
+      );
+      const slots = await blocksIn(from.slot + 1, last);
+      learn(slots, from.height + slots.length, height);
+      const slot = slotByHeight.get(height);
+      if (slot !== undefined) return slot;
+      if (last >= head.slot) return null;
+      // More skipped slots than the range allowed for (or a long run of them): on from the last block found.
+      from = { height: from.height + slots.length, slot: slots.at(-1) ?? last };
+    }
   }
 
   /** Heights `block` has answered up to; asking for one again drops what is cached from there up. */
