@@ -81,6 +81,11 @@ export interface MempoolChanges {
 export type ForwardStatus =
   | { state: 'unknown' }
   | { state: 'pending' }
+  /**
+   * Provably never to land (Solana: absent at `finalized` with its blockhash past its life): a new version is signed
+   * through `bumpForward` at once. Never answered while the transaction could still be included.
+   */
+  | { state: 'expired' }
   | {
       state: 'included';
       blockNumber: number;
@@ -146,9 +151,15 @@ export interface ChainAdapter {
   /**
    * A higher-fee replacement (BIP125) of a forward stuck unconfirmed: the SAME inputs (the intent rebuilt from the
    * forward's deposits), a fee above `previous.fee` by at least what the chain's relay rules ask. Null when it cannot be
-   * raised within the chain's fee cap (the stuck version keeps waiting). Optional: UTXO chains only.
+   * raised within the chain's fee cap (the stuck version keeps waiting). Solana: a new version (new blockhash) of a
+   * forward whose status is `expired`, checked again from `previous.txHash`; null when it is not. Optional.
    */
-  bumpForward?(intent: ForwardIntent, previous: { fee: bigint }): Promise<BuiltForward | null>;
+  bumpForward?(
+    intent: ForwardIntent,
+    previous: { fee: bigint; txHash?: string },
+  ): Promise<BuiltForward | null>;
+  /** Deposit addresses one forwarding transaction sweeps at most (a transaction's size limit); unset: the forwarder's batch. */
+  readonly maxForwardInputs?: number;
   /** How long a forward's current version may wait unconfirmed before `bumpForward` is asked (ms). */
   readonly bumpAfterMs?: number;
   /** Sends a built transaction. Idempotent: sending the same raw transaction again changes nothing. */

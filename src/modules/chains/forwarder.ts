@@ -64,7 +64,7 @@ export function splitFee(
 export function createForwarder(deps: ForwarderDeps) {
   const { db, clock, adapter } = deps;
   const { chain, isTest } = adapter;
-  const batchSize = deps.batchSize ?? 50;
+  const batchSize = Math.min(deps.batchSize ?? 50, adapter.maxForwardInputs ?? Number.POSITIVE_INFINITY);
   const warned = new Set<string>();
   /** Deposits found too small to pay their fee: left out of batches (an RPC round for a node each) for a while. */
   const dust = new Map<string, number>();
@@ -352,6 +352,42 @@ export function createForwarder(deps: ForwarderDeps) {
   }
 
   /**
+   * The current version provably never lands (`expired`): a new version is signed (the adapter checks the expiry again
+   * from the stored version's hash), stored as the forward's version in one transaction, and only then broadcast.
+   */
+  async function resignExpired(forward: ForwardRow): Promise<boolean> {
+    if (adapter.bumpForward === undefined) return false;
+    const built = await adapter.bumpForward(await intentOf(forward), {
+      fee: BigInt(forward.fee),
+      txHash: forward.txHash,
+    });
+    if (built === null) return false;
+    const versions = await repo.forwardVersions(db, forward.id);
+    const since = versions.at(-1)?.replacedAt ?? forward.createdAt;
+    const now = clock.now();
+    const switched = await db.transaction((tx) =>
+      repo.switchForwardVersion(
+        tx,
+        { ...forward, since },
+        {
+          txHash: built.txHash,
+          rawTx: built.rawTx,
+          fee: built.fee.toString(),
+          amount: built.amount.toString(),
+        },
+        now,
+      ),
+    );
+    if (!switched) return false;
+    deps.logger?.warn(
+      { chain, isTest, forward: forward.id, expired: forward.txHash, by: built.txHash },
+      'sweep expired without landing: a new version was signed; every version is kept',
+    );
+    await broadcast({ ...forward, txHash: built.txHash, rawTx: built.rawTx });
+    return true;
+  }
+
+  /**
    * The current version is unknown to the chain: an earlier version may be the one that reached a block (or still
    * waits). That version becomes the forward's (the current one kept among the versions); null when none is known.
    */
@@ -362,7 +398,7 @@ export function createForwarder(deps: ForwarderDeps) {
     const versions = await repo.forwardVersions(db, forward.id);
     for (const version of versions) {
       const status = await adapter.forwardStatus(version.txHash);
-      if (status.state === 'unknown') continue;
+      if (status.state === 'unknown' || status.state === 'expired') continue;
       const now = clock.now();
       const since = versions.at(-1)?.replacedAt ?? forward.createdAt;
       const switched = await db.transaction((tx) =>
@@ -424,6 +460,8 @@ export function createForwarder(deps: ForwarderDeps) {
         }
         if (status.state === 'pending') {
           if (await bumpIfStuck(forward)) result.broadcast += 1;
+        } else if (status.state === 'expired') {
+          if (await resignExpired(forward)) result.broadcast += 1;
         } else if (status.state === 'unknown') {
           // Dropped (or never arrived): send the very same transaction again.
           if (await broadcast(forward)) result.broadcast += 1;

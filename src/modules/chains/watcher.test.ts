@@ -528,6 +528,83 @@ describe('watcher on the simulated chain', () => {
     expect(broadcasts).toBe(sent);
   });
 
+  it('a sweep that expired unseen (Solana) is signed again once; the expired version is never switched back to', async () => {
+    const a = await createPayment('0.061');
+    const b = await createPayment('0.062');
+    await sim.sendDeposit({ to: a.address, asset: 'ETH', amount: wei('0.061') });
+    await sim.sendDeposit({ to: b.address, asset: 'ETH', amount: wei('0.062') });
+    await advance(CONFIRMATIONS);
+    const dropped = new Set<string>();
+    const expired = new Set<string>();
+    const resigned: string[] = [];
+    let version = 0;
+    const forwarder = createForwarder({
+      db: t.database.db,
+      clock,
+      adapter: {
+        ...sim,
+        // One deposit address per transaction: the two payments make two forwards.
+        maxForwardInputs: 1,
+        async buildForward(intent) {
+          const built = await sim.buildForward(intent);
+          dropped.add(built.txHash); // every first version is lost on its way
+          return built;
+        },
+        async broadcast(raw) {
+          const { txHash } = JSON.parse(raw) as { txHash: string };
+          if (!dropped.has(txHash)) await sim.broadcast(raw);
+        },
+        async forwardStatus(txHash) {
+          return expired.has(txHash) ? { state: 'expired' } : sim.forwardStatus(txHash);
+        },
+        async bumpForward(intent, previous) {
+          if (previous.txHash === undefined || !expired.has(previous.txHash)) return null;
+          version += 1;
+          const built = await sim.buildForward({ ...intent, id: `${intent.id}-v${version}` });
+          resigned.push(built.txHash);
+          return built;
+        },
+      },
+      payments: t.services.payments,
+      settings: t.services.settings,
+    });
+    expect(await forwarder.run()).toMatchObject({ planned: 2, broadcast: 2 });
+    const forwards = () =>
+      queryRows<{ id: string; tx_hash: string; state: string }>(
+        t.database.db,
+        sql`select id, tx_hash, state from forwards where payment_ids @> ${JSON.stringify([a.payment_id])}::jsonb or payment_ids @> ${JSON.stringify([b.payment_id])}::jsonb order by id`,
+      );
+    const first = await forwards();
+    expect(first).toHaveLength(2);
+    // Unseen and not yet expired: re-sent as is, nothing signed.
+    await forwarder.run();
+    expect(resigned).toEqual([]);
+    for (const row of first) expired.add(row.tx_hash);
+    await forwarder.run();
+    expect(resigned).toHaveLength(2);
+    // The new versions are current; the expired ones are kept as versions and never switched back to.
+    const second = await forwards();
+    expect(second.map((row) => row.tx_hash).sort()).toEqual([...resigned].sort());
+    await forwarder.run();
+    expect(resigned).toHaveLength(2);
+    await advance(CONFIRMATIONS);
+    await forwarder.run();
+    for (const p of [a, b]) {
+      const view = await payment(p.payment_id);
+      expect(view.forwarded_at).not.toBeNull();
+      expect(resigned).toContain(view.forward_tx_hash);
+    }
+    expect((await forwards()).map((row) => row.state)).toEqual(['final', 'final']);
+    const versions = await queryRows<{ count: string | number }>(
+      t.database.db,
+      sql`select count(*) as count from forward_versions where forward_id in (${sql.join(
+        first.map((row) => sql`${row.id}`),
+        sql`, `,
+      )})`,
+    );
+    expect(Number(versions[0]?.count)).toBe(2);
+  });
+
   it('a deposit key that does not sign for its address fails the forward before any signature: nothing is broadcast', async () => {
     const p = await createPayment('0.053');
     await sim.sendDeposit({ to: p.address, asset: 'ETH', amount: wei('0.053') });

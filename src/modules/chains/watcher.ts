@@ -214,7 +214,7 @@ export function createWatcher(deps: WatcherDeps) {
     for (const deposit of withheld) {
       deps.logger?.warn(
         { chain, isTest, txHash: deposit.txHash, block: deposit.blockNumber, blockHash: deposit.blockHash },
-        'deposit no longer where it was seen: not credited; waiting for the chain to settle',
+        'deposit not confirmed where it was seen (moved, failed, or not yet final at the node, as on Solana before finalized): not credited this round',
       );
     }
     return withheld.map((deposit) => deposit.id);

@@ -1,0 +1,420 @@
+import type { ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { ed25519 } from '@noble/curves/ed25519.js';
+import { base58 } from '@scure/base';
+import { generateKeyPairSigner } from '@solana/kit';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createAddressDeriver } from '../src/modules/chains/derivation.ts';
+import { strongPassword, testMnemonic, uniqueEmail } from './support/harness.ts';
+import { freePort } from './support/net.ts';
+import { startServe } from './support/program.ts';
+import {
+  ata,
+  balance,
+  createAta,
+  installMint,
+  LIVE_USDC_MINT,
+  mintTo,
+  newWallet,
+  send,
+  solTransfer,
+  TEST_USDC_MINT,
+  type TestWallet,
+  tokenBalance,
+  tokenTransfer,
+} from './support/solana.ts';
+import { type SolanaTestRpc, startSolanaTestRpc } from './support/solana-rpc.ts';
+import { createIsolatedDatabase, waitFor } from './support/webhooks.ts';
+
+/**
+ * Live Solana payments end to end: the real program (`svc serve`, spawned) with a live mnemonic and
+ * SVC_CHAIN_SOLANA_RPC_URL pointing at the LiteSVM test RPC (test/support/solana-rpc.ts: the real System, SPL Token
+ * and ATA programs; slots every 200 ms, finalized 3 blocks behind confirmed, blockhashes valid 20 blocks).
+ * SVC_CHAIN_SOLANA_GENESIS_HASH lets it stand in for mainnet; USDC is installed at its mainnet mint. Checked through
+ * the API and on the SVM's accounts: SOL and USDC payments (to an existing token account, and one whose transaction
+ * creates it), underpaid then topped up, overpaid, a failed transaction not credited, two payments in one transaction,
+ * expiry and late funds, SOL and token sweeps with balances and rent, a sweep that expired unseen signed again, and
+ * the RPC gone mid-scan.
+ */
+
+const LIVE_MNEMONIC = 'legal winner thank year wave sausage worth useful legal winner thank yellow';
+const LAMPORTS = 1_000_000_000n;
+
+interface Payment {
+  payment_id: string;
+  status: string;
+  address: string;
+  expected_amount_native: string;
+  received_amount_native: string;
+  forwarded_at: string | null;
+  forward_tx_hash: string | null;
+  forward_fee_native: string | null;
+  deposits: Array<{ tx_hash: string; amount_native: string; state: string }>;
+  events: Array<{ type: string }>;
+}
+
+/** Decimal text of base units (9 decimals SOL, 6 USDC), as the API writes amounts. */
+function units(text: string, decimals: number): bigint {
+  const [whole = '0', fraction = ''] = text.split('.');
+  return BigInt(whole) * 10n ** BigInt(decimals) + BigInt(fraction.padEnd(decimals, '0') || '0');
+}
+
+describe('live Solana payments through the running program against LiteSVM', { timeout: 120_000 }, () => {
+  let node: SolanaTestRpc;
+  let program: ChildProcess;
+  let base = '';
+  let output = (): string => '';
+  let drop: () => Promise<void> = async () => {};
+  let payer: TestWallet;
+  const feePayerSeed = new Uint8Array(randomBytes(32));
+  const feePayerPublic = ed25519.getPublicKey(feePayerSeed);
+  const feePayer = base58.encode(feePayerPublic);
+  /** Created first, so that its 60-second window runs out while the other cases run. */
+  let expiring: { key: string; payment: Payment };
+
+  beforeAll(async () => {
+    node = await startSolanaTestRpc({
+      slotMs: 200,
+      finalizedLag: 3,
+      blockhashLifetime: 20,
+      prioritizationFees: [0, 100, 1000],
+    });
+    payer = await newWallet(node, 1000n);
+    node.airdrop(feePayer as never, 10n * LAMPORTS);
+    for (const mint of [LIVE_USDC_MINT, TEST_USDC_MINT]) {
+      installMint(node, mint, 6, payer.address);
+      await send(node, payer.signer, [
+        await createAta(payer.signer, payer.address, mint),
+        await mintTo(payer.signer, payer.address, mint, 10_000_000_000n),
+      ]);
+    }
+    // Test mode's fee payer is derived from the test mnemonic (no key given): fund it.
+    const testFeePayer = createAddressDeriver({ testMnemonic, liveMnemonic: LIVE_MNEMONIC }).derivePrivateKey(
+      'solana',
+      true,
+      0x7fffffff,
+    );
+    node.airdrop(base58.encode(ed25519.getPublicKey(testFeePayer)) as never, 10n * LAMPORTS);
+    const isolated = await createIsolatedDatabase();
+    drop = isolated.drop;
+    const port = await freePort();
+    base = `http://127.0.0.1:${port}`;
+    const secretKey = new Uint8Array(64);
+    secretKey.set(feePayerSeed, 0);
+    secretKey.set(feePayerPublic, 32);
+    const served = await startServe({
+      port,
+      dataDirPrefix: 'svc-sol-live-',
+      env: {
+        ...(isolated.url === undefined ? {} : { DATABASE_URL: isolated.url, SVC_SIGNUP: 'open' }),
+        SVC_TEST_MNEMONIC: testMnemonic,
+        SVC_MNEMONIC: LIVE_MNEMONIC,
+        SVC_CHAIN_SOLANA_RPC_URL: node.url,
+        SVC_CHAIN_SOLANA_GENESIS_HASH: node.genesisHash,
+        SVC_CHAIN_SOLANA_POLL_MS: '200',
+        SVC_CHAIN_SOLANA_CONFIRMATIONS: '4',
+        SVC_CHAIN_SOLANA_FEE_PAYER_KEY: base58.encode(secretKey),
+        SVC_CHAIN_SOLANA_RPC_TIMEOUT_MS: '1000',
+        SVC_CHAIN_SOLANA_RPC_RETRIES: '1',
+        // Test mode on the same RPC (a test cluster): it replaces the simulator on solana.
+        SVC_TEST_CHAIN_SOLANA_RPC_URL: node.url,
+        SVC_TEST_CHAIN_SOLANA_GENESIS_HASH: node.genesisHash,
+        SVC_TEST_CHAIN_SOLANA_POLL_MS: '200',
+        SVC_TEST_CHAIN_SOLANA_CONFIRMATIONS: '2',
+        SVC_RATE_LIMIT_PER_KEY: '0',
+        SVC_RATE_LIMIT_PER_IP: '0',
+        LOG_LEVEL: 'info',
+      },
+    });
+    program = served.process;
+    output = served.output;
+    const m = await merchant();
+    expiring = { key: m.key, payment: await create(m.key, '0.25', 'SOL', 60) };
+  }, 120_000);
+
+  afterAll(async () => {
+    if (program?.pid !== undefined) {
+      try {
+        process.kill(-program.pid, 'SIGTERM');
+      } catch {
+        // already gone
+      }
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      try {
+        process.kill(-program.pid, 'SIGKILL');
+      } catch {
+        // already gone
+      }
+    }
+    await node?.close();
+    await drop();
+  });
+
+  async function api<T>(method: string, path: string, key: string, body?: unknown): Promise<T> {
+    const response = await fetch(`${base}/v1${path}`, {
+      method,
+      headers: { 'x-api-key': key, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    });
+    const text = await response.text();
+    if (response.status >= 300) throw new Error(`${method} ${path}: ${response.status} ${text}`);
+    return JSON.parse(text) as T;
+  }
+
+  /** A merchant with a live key and a fresh live payout wallet (an account that does not exist yet). */
+  async function merchant(): Promise<{ key: string; payout: string }> {
+    const signup = await fetch(`${base}/v1/auth/signup`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ email: uniqueEmail(), password: strongPassword }),
+    });
+    const { token } = (await signup.json()) as { token: string };
+    const pair = (await (
+      await fetch(`${base}/v1/keypairs`, { method: 'POST', headers: { authorization: `Bearer ${token}` } })
+    ).json()) as { live: { full_key: string } };
+    const payout = (await generateKeyPairSigner()).address;
+    const wallets = await fetch(`${base}/v1/settings/payout-wallets?is_test=false`, {
+      method: 'PUT',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ solana: payout }),
+    });
+    if (wallets.status !== 200) throw new Error(`payout wallets: ${wallets.status} ${await wallets.text()}`);
+    return { key: pair.live.full_key, payout };
+  }
+
+  const create = (key: string, amount: string, asset: 'SOL' | 'USDC', expiresIn?: number) =>
+    api<Payment>('POST', '/payments', key, {
+      chain: 'solana',
+      amount,
+      currency: asset,
+      asset,
+      ...(expiresIn === undefined ? {} : { expires_in: expiresIn }),
+    });
+  const get = (key: string, id: string) => api<Payment>('GET', `/payments/${id}`, key);
+  const types = (p: Payment) => p.events.map((e) => e.type);
+
+  async function until(
+    key: string,
+    id: string,
+    what: string,
+    check: (p: Payment) => boolean,
+    timeoutMs = 20_000,
+  ) {
+    let last: Payment | undefined;
+    try {
+      return await waitFor(
+        `${what} (payment ${id})`,
+        async () => {
+          last = await get(key, id);
+          return check(last) ? last : undefined;
+        },
+        timeoutMs,
+      );
+    } catch (error) {
+      throw new Error(`${String(error)}\nlast seen: ${JSON.stringify(last)}\n${output().slice(-3000)}`);
+    }
+  }
+
+  const swept = (key: string, p: Payment, timeoutMs = 30_000) =>
+    until(key, p.payment_id, 'forwarded', (x) => x.forwarded_at !== null, timeoutMs);
+
+  const paySol = async (to: string, amount: bigint) =>
+    send(node, payer.signer, [solTransfer(payer.signer, to, amount)]);
+  const payUsdc = async (to: string, amount: bigint, createAccount: boolean) =>
+    send(node, payer.signer, [
+      ...(createAccount ? [await createAta(payer.signer, to, LIVE_USDC_MINT)] : []),
+      await tokenTransfer(payer.signer, to, LIVE_USDC_MINT, amount),
+    ]);
+
+  it('SOL: confirming within seconds, completed at finalized, swept to zero with the fee payer paying', async () => {
+    const m = await merchant();
+    const p = await create(m.key, '0.5', 'SOL');
+    expect(p.address).toMatch(/^[1-9A-HJ-NP-Za-km-z]{32,44}$/);
+    const feePayerBefore = balance(node, feePayer);
+    const started = Date.now();
+    const paid = await paySol(p.address, LAMPORTS / 2n);
+    expect(paid.err).toBeNull();
+    const confirming = await until(m.key, p.payment_id, 'confirming', (x) => x.status === 'confirming', 5000);
+    expect(Date.now() - started).toBeLessThan(5000);
+    expect(confirming.deposits).toMatchObject([{ tx_hash: paid.signature, state: 'seen' }]);
+    const completed = await until(m.key, p.payment_id, 'completed', (x) => x.status === 'completed');
+    expect(completed.deposits).toMatchObject([
+      { tx_hash: paid.signature, state: 'final', amount_native: '0.5' },
+    ]);
+    expect(types(completed)).toContain('payment.confirmed');
+    const done = await swept(m.key, completed);
+    expect(types(done)).toContain('payment.completed');
+    const fee = units(done.forward_fee_native ?? '0', 9);
+    expect(fee).toBeGreaterThanOrEqual(10_000n); // two signatures, and a priority fee
+    expect(balance(node, p.address)).toBe(0n);
+    expect(balance(node, m.payout)).toBe(LAMPORTS / 2n);
+    expect(feePayerBefore - balance(node, feePayer)).toBe(fee);
+  });
+
+  it('USDC to an existing token account, and one whose transaction creates it: swept, deposit accounts closed', async () => {
+    const m = await merchant();
+    const existing = await create(m.key, '12.5', 'USDC');
+    const created = await create(m.key, '7.25', 'USDC');
+    // The first deposit address's token account exists before the payment (made by someone else earlier).
+    await send(node, payer.signer, [await createAta(payer.signer, existing.address, LIVE_USDC_MINT)]);
+    const first = await payUsdc(existing.address, 12_500_000n, false);
+    const second = await payUsdc(created.address, 7_250_000n, true);
+    const a = await until(m.key, existing.payment_id, 'completed', (x) => x.status === 'completed');
+    const b = await until(m.key, created.payment_id, 'completed', (x) => x.status === 'completed');
+    expect(a.deposits).toMatchObject([{ tx_hash: first.signature, amount_native: '12.5' }]);
+    expect(b.deposits).toMatchObject([{ tx_hash: second.signature, amount_native: '7.25' }]);
+    const doneA = await swept(m.key, a);
+    const doneB = await swept(m.key, b);
+    // Both in one sweep (one merchant, one asset), to the payout's token account made by the fee payer.
+    expect(doneA.forward_tx_hash).toBe(doneB.forward_tx_hash);
+    expect(await tokenBalance(node, m.payout, LIVE_USDC_MINT)).toBe(19_750_000n);
+    for (const p of [existing, created]) {
+      expect(node.svm.getAccount(await ata(p.address, LIVE_USDC_MINT)).exists).toBe(false);
+    }
+  });
+
+  it('underpaid, then topped up; and overpaid', async () => {
+    const m = await merchant();
+    const p = await create(m.key, '0.2', 'SOL');
+    await paySol(p.address, LAMPORTS / 10n);
+    await until(m.key, p.payment_id, 'underpaid', (x) => x.status === 'underpaid');
+    await paySol(p.address, LAMPORTS / 10n);
+    const completed = await until(m.key, p.payment_id, 'completed', (x) => x.status === 'completed');
+    expect(completed.deposits).toHaveLength(2);
+    expect(types(completed)).toEqual(expect.arrayContaining(['payment.underpaid', 'payment.confirmed']));
+    await swept(m.key, completed);
+    expect(balance(node, m.payout)).toBe(LAMPORTS / 5n);
+    const over = await create(m.key, '3', 'USDC');
+    await payUsdc(over.address, 5_000_000n, true);
+    const overpaid = await until(m.key, over.payment_id, 'overpaid', (x) => x.status === 'overpaid');
+    expect(overpaid.received_amount_native).toBe('5');
+    const done = await swept(m.key, overpaid);
+    expect(done.status).toBe('overpaid');
+    expect(await tokenBalance(node, m.payout, LIVE_USDC_MINT)).toBe(5_000_000n);
+  });
+
+  it('a failed transaction is not credited; two payments in one transaction are each credited once', async () => {
+    const m = await merchant();
+    const a = await create(m.key, '0.3', 'SOL');
+    const b = await create(m.key, '4', 'USDC');
+    // Pays a, then fails on an overdraft: nothing of it stands.
+    const failed = await send(node, payer.signer, [
+      solTransfer(payer.signer, a.address, 3n * 10n ** 8n),
+      solTransfer(payer.signer, a.address, 10n ** 17n),
+    ]);
+    expect(failed.err).not.toBeNull();
+    // One transaction pays both.
+    const both = await send(node, payer.signer, [
+      solTransfer(payer.signer, a.address, 3n * 10n ** 8n),
+      await createAta(payer.signer, b.address, LIVE_USDC_MINT),
+      await tokenTransfer(payer.signer, b.address, LIVE_USDC_MINT, 4_000_000n),
+    ]);
+    const doneA = await until(m.key, a.payment_id, 'completed', (x) => x.status === 'completed');
+    const doneB = await until(m.key, b.payment_id, 'completed', (x) => x.status === 'completed');
+    expect(doneA.deposits).toMatchObject([{ tx_hash: both.signature, amount_native: '0.3' }]);
+    expect(doneB.deposits).toMatchObject([{ tx_hash: both.signature, amount_native: '4' }]);
+    expect(doneA.deposits.some((d) => d.tx_hash === failed.signature)).toBe(false);
+    await swept(m.key, doneA);
+    await swept(m.key, doneB);
+  });
+
+  it('a sweep whose blockhash expired unseen is signed again, once, and only the new version lands', async () => {
+    const m = await merchant();
+    const p = await create(m.key, '1.5', 'SOL');
+    node.dropSends(1);
+    const sentBefore = node.sent.length;
+    await paySol(p.address, (3n * LAMPORTS) / 2n);
+    await until(m.key, p.payment_id, 'completed', (x) => x.status === 'completed');
+    const done = await swept(m.key, p, 60_000);
+    const sends = node.sent.slice(sentBefore);
+    const versions = [...new Set(sends)];
+    expect(versions).toHaveLength(2);
+    // The first version was sent (and re-sent) but never executed; the second is the one counted.
+    expect(done.forward_tx_hash).toBe(versions[1]);
+    expect(balance(node, m.payout)).toBe((3n * LAMPORTS) / 2n);
+    expect(balance(node, p.address)).toBe(0n);
+  });
+
+  it('the RPC gone mid-scan, back with 429s: nothing missed, nothing counted twice', async () => {
+    const m = await merchant();
+    const p = await create(m.key, '0.35', 'SOL');
+    node.down(true);
+    const paid = await paySol(p.address, 35n * 10n ** 7n);
+    await waitFor(
+      'readyz to report the RPC down',
+      async () => {
+        const ready = await fetch(`${base}/readyz`);
+        if (ready.status !== 503) return undefined;
+        return /solana \(live\)/.test(await ready.text()) ? true : undefined;
+      },
+      10_000,
+    );
+    node.down(false);
+    // Back, but rate limiting for a while (429): requests rest and retry, nothing is lost.
+    node.rateLimit(5);
+    const completed = await until(m.key, p.payment_id, 'completed', (x) => x.status === 'completed');
+    expect(completed.deposits).toMatchObject([{ tx_hash: paid.signature }]);
+    expect(completed.deposits).toHaveLength(1);
+    expect(completed.received_amount_native).toBe('0.35');
+    await waitFor('ready again', async () => (await fetch(`${base}/readyz`)).status === 200, 10_000);
+  });
+
+  it('expiry and late funds: the expired payment records late funds, keeps its status, and is swept', async () => {
+    const { key, payment } = expiring;
+    const expired = await until(key, payment.payment_id, 'expired', (x) => x.status === 'expired', 70_000);
+    expect(types(expired)).toContain('payment.expired');
+    await paySol(payment.address, LAMPORTS / 4n);
+    const late = await until(
+      key,
+      payment.payment_id,
+      'late funds final',
+      (x) => x.received_amount_native === '0.25',
+    );
+    expect(late.status).toBe('expired');
+    const done = await swept(key, late);
+    expect(done.status).toBe('expired');
+    expect(balance(node, payment.address)).toBe(0n);
+  });
+
+  it('test mode on a real test cluster: a test key pays on the RPC, not on the simulator; swept by the derived fee payer', async () => {
+    const signup = await fetch(`${base}/v1/auth/signup`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ email: uniqueEmail(), password: strongPassword }),
+    });
+    const { token } = (await signup.json()) as { token: string };
+    const pair = (await (
+      await fetch(`${base}/v1/keypairs`, { method: 'POST', headers: { authorization: `Bearer ${token}` } })
+    ).json()) as { test: { full_key: string } };
+    const testKey = pair.test.full_key;
+    const payout = (await generateKeyPairSigner()).address;
+    const wallets = await fetch(`${base}/v1/settings/payout-wallets?is_test=true`, {
+      method: 'PUT',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ solana: payout }),
+    });
+    expect(wallets.status).toBe(200);
+    const p = await api<Payment & { deposits: Array<{ simulated: boolean }> }>('POST', '/payments', testKey, {
+      chain: 'solana',
+      amount: '2.5',
+      currency: 'USDC',
+      asset: 'USDC',
+    });
+    const paid = await send(node, payer.signer, [
+      await createAta(payer.signer, p.address, TEST_USDC_MINT),
+      await tokenTransfer(payer.signer, p.address, TEST_USDC_MINT, 2_500_000n),
+    ]);
+    const completed = await until(testKey, p.payment_id, 'completed', (x) => x.status === 'completed');
+    expect(completed.deposits).toMatchObject([{ tx_hash: paid.signature, state: 'final', simulated: false }]);
+    await swept(testKey, completed);
+    expect(await tokenBalance(node, payout, TEST_USDC_MINT)).toBe(2_500_000n);
+  });
+
+  it('kept the RPC within budget: requests per block scanned', () => {
+    const total = [...node.counts.values()].reduce((sum, n) => sum + n, 0);
+    const blocks = node.counts.get('getBlock') ?? 0;
+    expect(blocks).toBeGreaterThan(0);
+    // Everything (scan, re-checks, sweeps) under a few requests per block: the budget is per block, not per payment.
+    expect(total / Math.max(1, node.confirmedSlot())).toBeLessThan(10);
+  });
+});
