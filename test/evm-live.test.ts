@@ -41,6 +41,8 @@ interface Payment {
 }
 
 interface Merchant {
+  /** The sign-up's dashboard session. */
+  token: string;
   liveKey: string;
   testKey: string;
   payout: Hex;
@@ -206,6 +208,7 @@ describe('live EVM payments through the running program against anvil', { timeou
     );
     expect(endpoint.is_test).toBe(false);
     return {
+      token,
       liveKey: pair.live.full_key,
       testKey: pair.test.full_key,
       payout,
@@ -306,6 +309,28 @@ describe('live EVM payments through the running program against anvil', { timeou
     const completed = await until(m.liveKey, p.payment_id, 'completed', (x) => x.status === 'completed');
     expect(completed.received_amount_native).toBe('12.5');
     await expectSwept(m, completed, 'USDC');
+  });
+
+  it("the gas wallets are shown to the instance's operator (its first account) with their balances", async () => {
+    const read = async (token: string) =>
+      fetch(`${base}/v1/operator/fee-wallets`, { headers: { authorization: `Bearer ${token}` } });
+    const answer = await read(expiring.m.token);
+    expect(answer.status).toBe(200);
+    const { data } = (await answer.json()) as {
+      data: Array<{
+        chain: string;
+        is_test: boolean;
+        address: string;
+        balance_native: string | null;
+        low: boolean;
+      }>;
+    };
+    const gasWallet = liveDeriver.deriveAddress('ethereum', false, MAX_DERIVATION_INDEX);
+    const live = data.find((wallet) => wallet.chain === 'ethereum' && !wallet.is_test);
+    expect(live).toMatchObject({ address: gasWallet, low: false });
+    expect(units(live?.balance_native ?? '', 18)).toBe(await chain.ethBalance(gasWallet as Hex));
+    // The merchant created after it is no operator (the harness of this program names none by email).
+    expect((await read((await merchant()).token)).status).toBe(403);
   });
 
   it('underpaid, then topped up to completed', async () => {

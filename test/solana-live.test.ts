@@ -123,6 +123,7 @@ describe('live Solana payments through the running program against LiteSVM', { t
         SVC_TEST_CHAIN_SOLANA_CONFIRMATIONS: '2',
         SVC_RATE_LIMIT_PER_KEY: '0',
         SVC_RATE_LIMIT_PER_IP: '0',
+        SVC_OPERATOR_EMAILS: 'operator@fee-wallets.example.org',
         LOG_LEVEL: 'info',
       },
     });
@@ -249,6 +250,42 @@ describe('live Solana payments through the running program against LiteSVM', { t
     expect(balance(node, p.address)).toBe(0n);
     expect(balance(node, m.payout)).toBe(LAMPORTS / 2n);
     expect(feePayerBefore - balance(node, feePayer)).toBe(fee);
+  });
+
+  it("the fee payers are shown to the instance's operators with their balances, and to no one else", async () => {
+    const session = async (email: string) => {
+      const signup = await fetch(`${base}/v1/auth/signup`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ email, password: strongPassword }),
+      });
+      return ((await signup.json()) as { token: string }).token;
+    };
+    const operator = await session('operator@fee-wallets.example.org');
+    const read = (token: string) =>
+      fetch(`${base}/v1/operator/fee-wallets`, { headers: { authorization: `Bearer ${token}` } });
+    const answer = await read(operator);
+    expect(answer.status).toBe(200);
+    const { data } = (await answer.json()) as {
+      data: Array<{
+        chain: string;
+        is_test: boolean;
+        address: string;
+        asset: string;
+        balance_native: string | null;
+        low_below_native: string | null;
+        low: boolean;
+      }>;
+    };
+    const live = data.find((wallet) => wallet.chain === 'solana' && !wallet.is_test);
+    expect(live).toMatchObject({ address: feePayer, asset: 'SOL', low: false });
+    expect(units(live?.balance_native ?? '', 9)).toBe(balance(node, feePayer));
+    // Test mode's fee payer is derived from the test mnemonic: another address, unfunded here, so it warns.
+    const test = data.find((wallet) => wallet.chain === 'solana' && wallet.is_test);
+    expect(test?.address).not.toBe(feePayer);
+    expect(test?.low).toBe(units(test?.balance_native ?? '0', 9) < units(test?.low_below_native ?? '0', 9));
+    // A merchant who is not an operator is refused.
+    expect((await read(await session(uniqueEmail()))).status).toBe(403);
   });
 
   it('USDC to an existing token account, and one whose transaction creates it: swept, deposit accounts closed', async () => {

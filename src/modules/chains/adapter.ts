@@ -96,6 +96,22 @@ export type ForwardStatus =
       fee?: bigint;
     };
 
+/**
+ * A wallet of the operator's that pays the network fees of sweeps on one chain (Solana's fee payer, an EVM chain's gas
+ * wallet): operators see it with its balance, and a warning when it is too low.
+ */
+export interface FeeWallet {
+  /** What it pays for, in a few words. */
+  role: string;
+  address: string;
+  /** Its balance in the chain's native coin, base units; null when the node could not be asked. */
+  balance: bigint | null;
+  /** The balance under which it counts as low (null: no fixed floor; `low` says when sweeps wait for it). */
+  lowBelow: bigint | null;
+  /** Too low now: sweeps wait, or will fail, until it is funded. */
+  low: boolean;
+}
+
 export interface ChainAdapter {
   readonly chain: ChainId;
   readonly isTest: boolean;
@@ -171,6 +187,8 @@ export interface ChainAdapter {
    * the simulated chain has no node.
    */
   readiness?(): Promise<string | null>;
+  /** The wallet that pays this chain's sweep fees, when the family has one; its balance read now. */
+  feeWallet?(): Promise<FeeWallet | null>;
 }
 
 /**

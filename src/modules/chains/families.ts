@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import type { Db } from '../../db/client.ts';
 import type { Clock } from '../../lib/clock.ts';
-import type { ChainAdapter } from './adapter.ts';
+import type { ChainAdapter, FeeWallet } from './adapter.ts';
 import { createBitcoinAdapters } from './bitcoin/index.ts';
 import { type BitcoinSettings, testAddressSpelling as bitcoinTestSpelling } from './bitcoin/settings.ts';
 import { type ConfirmationsConfig, confirmationsFor } from './confirmations.ts';
@@ -52,6 +52,8 @@ export interface ChainAdapters {
   simulated(chain: string): SimulatedChain | undefined;
   /** /readyz detail of every connected node: null when all answer and keep up, else each problem. */
   readiness(): Promise<string | null>;
+  /** The fee-paying wallets of the connected chains (operators see them), each with its balance read now. */
+  feeWallets(): Promise<Array<{ chain: ChainId; isTest: boolean; wallet: FeeWallet }>>;
 }
 
 /**
@@ -127,6 +129,15 @@ export function createChainAdapters(deps: {
     all,
     get: (chain, isTest) => (isTest ? (testNetworks.get(chain) ?? simulated.get(chain)) : live.get(chain)),
     simulated: (chain) => simulated.get(chain),
+    async feeWallets() {
+      const found = await Promise.all(
+        all().map(async (adapter) => {
+          const wallet = (await adapter.feeWallet?.()) ?? null;
+          return wallet === null ? null : { chain: adapter.chain, isTest: adapter.isTest, wallet };
+        }),
+      );
+      return found.filter((entry) => entry !== null);
+    },
     async readiness() {
       const problems = await Promise.all(all().map((adapter) => adapter.readiness?.() ?? null));
       const failing = problems.filter((problem): problem is string => problem !== null);

@@ -91,6 +91,7 @@ describe('settlement jobs', () => {
       get: (chain, isTest) => (chain === 'litecoin' && isTest ? adapter : undefined),
       simulated: () => undefined,
       readiness: async () => null,
+      feeWallets: async () => [],
     };
     const loop = createSettlementJobs({
       database: t.database,

@@ -345,3 +345,7 @@ export function indexSpace(chainId: ChainId): string {
 export function explorerTxLink(network: NetworkInfo, txHash: string): string {
   return network.explorerTxUrl.replace('{tx}', encodeURIComponent(txHash));
 }
+
+export function explorerAddressLink(network: NetworkInfo, address: string): string {
+  return network.explorerAddressUrl.replace('{address}', encodeURIComponent(address));
+}

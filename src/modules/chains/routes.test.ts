@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestApp, type TestApp } from '../../../test/support/harness.ts';
+import { createMerchant, createTestApp, type TestApp } from '../../../test/support/harness.ts';
 import { chains } from './registry.ts';
 
 let t: TestApp;
@@ -80,5 +80,37 @@ describe('GET /v1/chains', () => {
     const openapi = (await t.app.inject({ method: 'GET', url: '/v1/openapi.json' })).json();
     expect(openapi.paths['/chains']?.get?.security).toEqual([]);
     expect(openapi.paths['/chains']?.get?.summary).toMatch(/no key/);
+  });
+});
+
+describe('GET /v1/operator/fee-wallets', () => {
+  it("shows the instance's fee wallets to its operators' sessions only", async () => {
+    // The harness names operators by domain (SVC_OPERATOR_EMAILS=@example.com); another domain is a stranger.
+    const operator = await createMerchant(t.app);
+    const stranger = await createMerchant(t.app, `stranger-${Date.now()}@example.org`);
+    const asOperator = await t.app.inject({
+      method: 'GET',
+      url: '/v1/operator/fee-wallets',
+      headers: { authorization: `Bearer ${operator.token}` },
+    });
+    expect(asOperator.statusCode).toBe(200);
+    // Only simulated chains here: no wallet pays real fees (the live families show theirs: test/solana-live.test.ts).
+    expect(asOperator.json()).toEqual({ data: [] });
+    expect(asOperator.headers['cache-control']).toBe('no-store');
+
+    const asStranger = await t.app.inject({
+      method: 'GET',
+      url: '/v1/operator/fee-wallets',
+      headers: { authorization: `Bearer ${stranger.token}` },
+    });
+    expect(asStranger.statusCode).toBe(403);
+    expect(asStranger.json()).toMatchObject({ error: { code: 'forbidden' } });
+    // A session, not a key: an API key of the operator's is refused too.
+    const withKey = await t.app.inject({
+      method: 'GET',
+      url: '/v1/operator/fee-wallets',
+      headers: { 'x-api-key': operator.liveKey },
+    });
+    expect(withKey.statusCode).toBe(401);
   });
 });

@@ -43,3 +43,27 @@ const chainSchema = z
 export const chainListSchema = z.object({ data: z.array(chainSchema) }).meta({ id: 'ChainList' });
 
 export type ChainView = z.infer<typeof chainSchema>;
+
+const feeWalletSchema = z
+  .object({
+    chain: z.string(),
+    is_test: z.boolean(),
+    role: z.string().describe('What the wallet pays for.'),
+    address: z.string().describe('Fund this address in the chain’s native coin.'),
+    asset: z.string().describe('The native coin it holds and spends.'),
+    balance_native: z
+      .string()
+      .nullable()
+      .describe('Its balance now, exact decimal; null when the node could not be asked.'),
+    low_below_native: z
+      .string()
+      .nullable()
+      .describe('The balance under which it counts as low; null when no fixed floor applies.'),
+    low: z.boolean().describe('Too low now: sweeps wait, or will fail, until it is funded.'),
+    explorer_address_url: z.string().describe('The address on the network’s explorer.'),
+  })
+  .meta({ id: 'FeeWallet' });
+
+export const feeWalletListSchema = z.object({ data: z.array(feeWalletSchema) }).meta({ id: 'FeeWalletList' });
+
+export type FeeWalletView = z.infer<typeof feeWalletSchema>;

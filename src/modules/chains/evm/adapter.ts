@@ -143,5 +143,21 @@ export function createEvmAdapter(deps: EvmAdapterDeps): EvmAdapter {
     readiness: node.readiness,
     finalizedBlock: node.finalizedBlock,
     dust: sweeper.dust,
+
+    async feeWallet() {
+      let balance: bigint | null = null;
+      try {
+        balance = BigInt(await rpc.request<string>('eth_getBalance', [gasWallet, 'latest']));
+      } catch {
+        // The node did not answer: shown as unknown.
+      }
+      return {
+        role: 'pays the gas top-ups that token sweeps need',
+        address: gasWallet,
+        balance,
+        lowBelow: null,
+        low: sweeper.gasShort() !== null,
+      };
+    },
   };
 }

@@ -423,5 +423,7 @@ export function createEvmSweeper(deps: {
 
     /** Dust left behind by sweeps since start: inputs worth less than their fee. */
     dust: () => [...dustLog],
+    /** Why token sweeps wait for the gas wallet, or null while it could pay the last batch's top-ups. */
+    gasShort: () => gasShort,
   };
 }

@@ -315,6 +315,23 @@ export function createSolanaAdapter(deps: {
     requests: client.requests,
     feePayer: () => ({ address: sweeper.feePayerAddress(), lamports: feePayerLamports }),
 
+    async feeWallet() {
+      const address = sweeper.feePayerAddress();
+      if (address === null) return null;
+      try {
+        feePayerLamports = await sweeper.checkFeePayer();
+      } catch {
+        // The node did not answer: the balance last read stands (null if none yet).
+      }
+      return {
+        role: 'pays the fee (and the rent of created token accounts) of every sweep',
+        address,
+        balance: feePayerLamports,
+        lowBelow: settings.feePayerMinLamports,
+        low: feePayerLamports !== null && feePayerLamports < settings.feePayerMinLamports,
+      };
+    },
+
     async head() {
       if (!started) throw new Error('solana: adapter used before start()');
       await refreshHealth();

@@ -101,5 +101,7 @@ function lazyAdapter(args: {
     broadcast: async (rawTx) => (await use()).broadcast(rawTx),
     forwardStatus: async (txHash) => (await use()).forwardStatus(txHash),
     readiness: async () => (real === undefined ? null : real.readiness()),
+    // Before the chain has started there is no fee payer to read yet.
+    feeWallet: async () => (real === undefined ? null : ((await real.feeWallet?.()) ?? null)),
   };
 }

@@ -1,6 +1,15 @@
 import { useState } from 'preact/hooks';
 import { ApiError, api } from '../api.ts';
-import { describedBy, ErrorNotice, Field, fieldError, Loading, PageHeader } from '../components/ui.tsx';
+import {
+  describedBy,
+  ErrorNotice,
+  ExternalLink,
+  Field,
+  fieldError,
+  Loading,
+  Notice,
+  PageHeader,
+} from '../components/ui.tsx';
 import {
   type ChainInfo,
   fallbackChains,
@@ -420,6 +429,116 @@ function WalletChanges({ version }: { version: number }) {
   );
 }
 
+interface FeeWallet {
+  chain: string;
+  isTest: boolean;
+  role: string;
+  address: string;
+  asset: string;
+  balance: string | null;
+  lowBelow: string | null;
+  low: boolean;
+  explorerUrl: string;
+}
+
+function readFeeWallets(body: unknown): FeeWallet[] {
+  const list = record(body).data;
+  if (!Array.isArray(list)) return [];
+  return list.map((value) => {
+    const source = record(value);
+    const text = (name: string) => (typeof source[name] === 'string' ? (source[name] as string) : null);
+    return {
+      chain: text('chain') ?? '',
+      isTest: source.is_test === true,
+      role: text('role') ?? '',
+      address: text('address') ?? '',
+      asset: text('asset') ?? '',
+      balance: text('balance_native'),
+      lowBelow: text('low_below_native'),
+      low: source.low === true,
+      explorerUrl: text('explorer_address_url') ?? '',
+    };
+  });
+}
+
+/**
+ * The instance's own wallets that pay sweep fees (Solana's fee payer, EVM gas wallets), for its operators: each with
+ * its balance and a warning when sweeps wait for funds. Everyone else's dashboard shows nothing here (the API says 403).
+ */
+function FeeWallets() {
+  const wallets = useResource(async () => {
+    try {
+      return readFeeWallets(await api('/operator/fee-wallets'));
+    } catch (error) {
+      if (error instanceof ApiError && error.code === 'forbidden') return null;
+      throw error;
+    }
+  }, []);
+  if (wallets.state === 'ready' && (wallets.data === null || wallets.data.length === 0)) return null;
+  const low = wallets.state === 'ready' ? (wallets.data ?? []).filter((wallet) => wallet.low) : [];
+  return (
+    <section class="card" aria-labelledby="fee-wallets-title">
+      <h2 id="fee-wallets-title">Network fee wallets</h2>
+      <p class="muted">
+        This instance pays the network fees of sweeps from these wallets: keep them funded in the network’s
+        own coin. Only the instance’s operators see this.
+      </p>
+      {wallets.state === 'loading' && <Loading label="Loading the fee wallets…" />}
+      {wallets.state === 'error' && (
+        <ErrorNotice error={wallets.error} onRetry={() => void wallets.reload()} />
+      )}
+      {low.length > 0 && (
+        <Notice tone="warn" title="Fund these wallets">
+          <p>
+            {low
+              .map((wallet) => `${titleCase(wallet.chain)} (${wallet.isTest ? 'test' : 'live'})`)
+              .join(', ')}
+            : sweeps wait, or will fail, until the balance is topped up.
+          </p>
+        </Notice>
+      )}
+      {wallets.state === 'ready' && wallets.data !== null && (
+        <table data-testid="fee-wallets">
+          <thead>
+            <tr>
+              <th scope="col">Network</th>
+              <th scope="col">Pays</th>
+              <th scope="col">Address</th>
+              <th scope="col">Balance</th>
+            </tr>
+          </thead>
+          <tbody>
+            {wallets.data.map((wallet) => (
+              <tr key={`${wallet.chain}:${wallet.isTest}`}>
+                <td>
+                  {titleCase(wallet.chain)} <span class="muted">{wallet.isTest ? 'test' : 'live'}</span>
+                </td>
+                <td>{wallet.role}</td>
+                <td class="mono">
+                  <ExternalLink href={wallet.explorerUrl}>{wallet.address}</ExternalLink>
+                </td>
+                <td>
+                  {wallet.balance === null ? 'unknown' : `${wallet.balance} ${wallet.asset}`}
+                  {wallet.low && (
+                    <span class="badge badge-warn" data-status="low">
+                      Low
+                    </span>
+                  )}
+                  {wallet.lowBelow !== null && (
+                    <p class="muted small">
+                      Low below {wallet.lowBelow} {wallet.asset}
+                    </p>
+                  )}
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+    </section>
+  );
+}
+
 export function SettingsPage() {
   const chainsResource = useResource(() => loadChains(() => api('/chains')), []);
   const chains = chainsResource.state === 'loading' ? null : (chainsResource.data ?? fallbackChains);
@@ -434,6 +553,7 @@ export function SettingsPage() {
       )}
       <WalletChanges version={changesVersion} />
       <Tolerances />
+      <FeeWallets />
     </section>
   );
 }
