@@ -425,7 +425,19 @@ describe.skipIf(!runLitecoindTests)(
       expect(done.deposits).toHaveLength(1);
     });
 
-    it('50 deposits swept in one batched transaction at the fee rate the node allows', async () => {
+    it("50 deposits swept in one batched transaction at the node's fee estimate", async () => {
+      // A fee history first (blocks of wallet transactions at 25 sat/vB), so that estimatesmartfee has an answer and
+      // the sweep is priced from it rather than from the floor a fresh regtest node falls back to.
+      for (let block = 0; block < 6; block++) {
+        for (let i = 0; i < 12; i++) {
+          const to = await node.rpc<string>('getnewaddress', [], { wallet: node.wallet });
+          // sendtoaddress address amount comment comment_to subtractfee replaceable conf_target mode avoid_reuse fee_rate
+          await node.rpc('sendtoaddress', [to, '0.01', '', '', false, true, null, 'unset', false, 25], {
+            wallet: node.wallet,
+          });
+        }
+        await node.mine(1);
+      }
       const m = await merchant();
       const payments = await Promise.all(Array.from({ length: 50 }, (_, i) => create(m.key, `0.0${10 + i}`)));
       const outputs = Object.fromEntries(
@@ -438,6 +450,7 @@ describe.skipIf(!runLitecoindTests)(
       }
       // What the node says now, before any further block: the sweep is priced from the same answers.
       const estimate = await node.rpc<{ feerate?: number }>('estimatesmartfee', [6]);
+      expect(estimate.feerate).toBeDefined();
       const info = await node.rpc<{ mempoolminfee: number }>('getmempoolinfo');
       const perVbyte = (coinsPerKvB: number) => (coinsToBaseUnits(String(coinsPerKvB)) + 999n) / 1000n;
       const floor = perVbyte(info.mempoolminfee) > 1n ? perVbyte(info.mempoolminfee) : 1n;
@@ -466,8 +479,8 @@ describe.skipIf(!runLitecoindTests)(
       const all = await Promise.all(payments.map((p) => get(m.key, p.payment_id)));
       expect(new Set(all.map((p) => p.forward_tx_hash))).toEqual(new Set([done.forward_tx_hash]));
       const fee = all.reduce((sum, p) => sum + coinsToBaseUnits(p.forward_fee_native ?? '0'), 0n);
-      // estimatesmartfee (without an estimate: the floor, max(MIN_FEE_RATE 1, the mempool minimum)) times the size
-      // bound 11 + 50 × 68 + 31 vB, which the signed transaction does not exceed.
+      // estimatesmartfee (raised to the floor, max(MIN_FEE_RATE 1, the mempool minimum)) times the size bound
+      // 11 + 50 × 68 + 31 vB, which the signed transaction does not exceed.
       expect({ fee, estimate: estimate.feerate ?? null }).toEqual({
         fee: (11n + 50n * 68n + 31n) * rate,
         estimate: estimate.feerate ?? null,
