@@ -1,5 +1,7 @@
+import { createHash } from 'node:crypto';
+import { base58 } from '@scure/base';
 import { describe, expect, it } from 'vitest';
-import { paymentUri } from './payment-uri.ts';
+import { paymentUri, solanaPayReference } from './payment-uri.ts';
 import { getChain } from './registry.ts';
 
 const to = '0x9858EfFD232B4033E47d90003D41EC34EcaEda94';
@@ -75,8 +77,13 @@ describe('payment URIs', () => {
     ).toBe('litecoin:ltc1qjmxnz78nmc8nq77wuxh25n2es7rzm5c2rkk4wh?amount=2.5');
   });
 
-  it('Solana Pay transfer requests, with spl-token for tokens', () => {
+  it('Solana Pay transfer requests, with spl-token for tokens and a reference of the payment', () => {
     const recipient = 'HAgk14JpMQLgt6rVgv7cBQFJWFto5Dqxi472uT3DKpqk';
+    // Computed here the independent way (node:crypto): SHA-256 of the label and the deposit address, in base58.
+    const reference = base58.encode(
+      createHash('sha256').update(`svc solana pay reference:${recipient}`).digest(),
+    );
+    expect(base58.decode(reference)).toHaveLength(32);
     expect(
       paymentUri({
         chain: 'solana',
@@ -85,10 +92,12 @@ describe('payment URIs', () => {
         amountBaseUnits: 1_500_000_000n,
         isTest: false,
       }),
-    ).toBe(`solana:${recipient}?amount=1.5`);
+    ).toBe(`solana:${recipient}?amount=1.5&reference=${reference}`);
     expect(
       paymentUri({ chain: 'solana', asset: 'USDC', address: recipient, amountBaseUnits: 10n, isTest: false }),
-    ).toBe(`solana:${recipient}?amount=0.00001&spl-token=EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v`);
+    ).toBe(
+      `solana:${recipient}?amount=0.00001&spl-token=EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v&reference=${reference}`,
+    );
     expect(
       paymentUri({
         chain: 'solana',
@@ -97,7 +106,11 @@ describe('payment URIs', () => {
         amountBaseUnits: 1_000_000n,
         isTest: true,
       }),
-    ).toBe(`solana:${recipient}?amount=1&spl-token=EJwZgeZrdC8TXTQbQBoL6bfuAnFUUy1PVCMB4DYPzVaS`);
+    ).toBe(
+      `solana:${recipient}?amount=1&spl-token=EJwZgeZrdC8TXTQbQBoL6bfuAnFUUy1PVCMB4DYPzVaS&reference=${reference}`,
+    );
+    // Another payment (deposit address), another reference.
+    expect(solanaPayReference('4Nd1mBQtrMJVYVfKf2PJy9NZUZdTAsp7D4xWLs4gDB4T')).not.toBe(reference);
   });
 
   it('Tron: tron:<addr>?amount=<decimal>, plus token=<TRC-20 contract>', () => {

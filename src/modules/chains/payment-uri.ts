@@ -1,3 +1,5 @@
+import { sha256 } from '@noble/hashes/sha2.js';
+import { base58 } from '@scure/base';
 import { fromBaseUnits } from '../../lib/money.ts';
 import {
   type AssetInfo,
@@ -15,7 +17,9 @@ import {
  *   EIP-155 chain id tells the wallet which).
  * - EVM token: EIP-681 `ethereum:<token>@<chainId>/transfer?address=<to>&uint256=<base units>`.
  * - Bitcoin / Litecoin: BIP-21 `bitcoin:<addr>?amount=<BTC>` / `litecoin:<addr>?amount=<LTC>` (decimal coins).
- * - Solana: Solana Pay transfer request `solana:<recipient>?amount=<decimal>[&spl-token=<mint>]`.
+ * - Solana: Solana Pay transfer request `solana:<recipient>?amount=<decimal>[&spl-token=<mint>]&reference=<key>`: the
+ *   reference is a 32-byte key of this payment alone (derived from its deposit address, so nothing is stored), which a
+ *   Solana Pay wallet adds to its transaction as a read-only account, so `getSignaturesForAddress(reference)` finds it.
  * - Tron: there is no ratified standard. We follow the BIP-21 shape, `tron:<addr>?amount=<decimal TRX or tokens>`,
  *   adding `&token=<TRC-20 contract>` for a token, so a wallet that reads the scheme gets recipient, amount and asset;
  *   a wallet that does not still shows the address.
@@ -64,8 +68,17 @@ export function paymentUri({ chain, asset, address, amountBaseUnits, isTest }: P
         ...(contract === null
           ? []
           : [`${chainInfo.family === 'solana' ? 'spl-token' : 'token'}=${contract}`]),
+        ...(chainInfo.family === 'solana' ? [`reference=${solanaPayReference(address)}`] : []),
       ];
       return `${chainInfo.family}:${address}${params.length > 0 ? `?${params.join('&')}` : ''}`;
     }
   }
+}
+
+/**
+ * The Solana Pay `reference` of a payment: base58 of SHA-256 over a fixed label and its deposit address (unique per
+ * payment). Any 32 bytes make an account key a transaction may name read-only; none signs for it.
+ */
+export function solanaPayReference(depositAddress: string): string {
+  return base58.encode(sha256(new TextEncoder().encode(`svc solana pay reference:${depositAddress}`)));
 }
