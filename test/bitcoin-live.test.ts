@@ -12,7 +12,7 @@ import {
   startLitecoind,
 } from './support/litecoind.ts';
 import { freePort } from './support/net.ts';
-import { startServe } from './support/program.ts';
+import { keyedApi, startServe, stopProgram } from './support/program.ts';
 import { createIsolatedDatabase, waitFor } from './support/webhooks.ts';
 
 /**
@@ -133,33 +133,12 @@ describe.skipIf(!runLitecoindTests)(
     }, 120_000);
 
     afterAll(async () => {
-      if (program?.pid !== undefined) {
-        try {
-          process.kill(-program.pid, 'SIGTERM');
-        } catch {
-          // already gone
-        }
-        await new Promise((resolve) => setTimeout(resolve, 500));
-        try {
-          process.kill(-program.pid, 'SIGKILL');
-        } catch {
-          // already gone
-        }
-      }
+      await stopProgram(program);
       await node?.stop();
       await drop();
     });
 
-    async function api<T>(method: string, path: string, key: string, body?: unknown): Promise<T> {
-      const response = await fetch(`${base}/v1${path}`, {
-        method,
-        headers: { 'x-api-key': key, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-      });
-      const text = await response.text();
-      if (response.status >= 300) throw new Error(`${method} ${path}: ${response.status} ${text}`);
-      return JSON.parse(text) as T;
-    }
+    const api = keyedApi(() => base);
 
     /** A merchant with a live key and a live payout wallet in the payer's node (so the test can read what it got). */
     async function merchant(): Promise<{ key: string; payoutRegtest: string }> {

@@ -8,7 +8,7 @@ import {
   startLitecoind,
 } from './support/litecoind.ts';
 import { freePort } from './support/net.ts';
-import { startServe } from './support/program.ts';
+import { startServe, stopProgram } from './support/program.ts';
 import { createIsolatedDatabase, waitFor } from './support/webhooks.ts';
 import { startZmqPublisher, type ZmqPublisher } from './support/zmq-publisher.ts';
 
@@ -87,19 +87,7 @@ describe.skipIf(!runLitecoindTests)(
     }, 120_000);
 
     afterAll(async () => {
-      if (program?.pid !== undefined) {
-        try {
-          process.kill(-program.pid, 'SIGTERM');
-        } catch {
-          // already gone
-        }
-        await new Promise((resolve) => setTimeout(resolve, 500));
-        try {
-          process.kill(-program.pid, 'SIGKILL');
-        } catch {
-          // already gone
-        }
-      }
+      await stopProgram(program);
       publisher?.close();
       await node?.stop();
       await drop();

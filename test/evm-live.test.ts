@@ -7,7 +7,7 @@ import { type Anvil, startAnvil } from './support/anvil.ts';
 import { type EvmTestChain, setUpEvmChain } from './support/evm.ts';
 import { strongPassword, testMnemonic, uniqueEmail } from './support/harness.ts';
 import { freePort } from './support/net.ts';
-import { startServe } from './support/program.ts';
+import { keyedApi, startServe, stopProgram } from './support/program.ts';
 import { startTcpProxy, type TcpProxy } from './support/tcp-proxy.ts';
 import { selfSignedCertificate } from './support/tls.ts';
 import { createIsolatedDatabase, type Receiver, startReceiver, waitFor } from './support/webhooks.ts';
@@ -146,19 +146,7 @@ describe('live EVM payments through the running program against anvil', { timeou
   }, 120_000);
 
   afterAll(async () => {
-    if (program?.pid !== undefined) {
-      try {
-        process.kill(-program.pid, 'SIGTERM');
-      } catch {
-        // already gone
-      }
-      await new Promise((resolve) => setTimeout(resolve, 500));
-      try {
-        process.kill(-program.pid, 'SIGKILL');
-      } catch {
-        // already gone
-      }
-    }
+    await stopProgram(program);
     await receiver?.close();
     await liveReceiver?.close();
     await proxy?.close();
@@ -166,16 +154,7 @@ describe('live EVM payments through the running program against anvil', { timeou
     await drop();
   });
 
-  async function api<T>(method: string, path: string, key: string, body?: unknown): Promise<T> {
-    const response = await fetch(`${base}/v1${path}`, {
-      method,
-      headers: { 'x-api-key': key, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-    });
-    const text = await response.text();
-    if (response.status >= 300) throw new Error(`${method} ${path}: ${response.status} ${text}`);
-    return JSON.parse(text) as T;
-  }
+  const api = keyedApi(() => base);
 
   async function merchant(): Promise<Merchant> {
     const signup = await fetch(`${base}/v1/auth/signup`, {

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAddressDeriver } from '../src/modules/chains/derivation.ts';
 import { strongPassword, testMnemonic, uniqueEmail } from './support/harness.ts';
 import { freePort } from './support/net.ts';
-import { startServe } from './support/program.ts';
+import { keyedApi, startServe, stopProgram } from './support/program.ts';
 import {
   ata,
   balance,
@@ -134,33 +134,12 @@ describe('live Solana payments through the running program against LiteSVM', { t
   }, 120_000);
 
   afterAll(async () => {
-    if (program?.pid !== undefined) {
-      try {
-        process.kill(-program.pid, 'SIGTERM');
-      } catch {
-        // already gone
-      }
-      await new Promise((resolve) => setTimeout(resolve, 500));
-      try {
-        process.kill(-program.pid, 'SIGKILL');
-      } catch {
-        // already gone
-      }
-    }
+    await stopProgram(program);
     await node?.close();
     await drop();
   });
 
-  async function api<T>(method: string, path: string, key: string, body?: unknown): Promise<T> {
-    const response = await fetch(`${base}/v1${path}`, {
-      method,
-      headers: { 'x-api-key': key, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-    });
-    const text = await response.text();
-    if (response.status >= 300) throw new Error(`${method} ${path}: ${response.status} ${text}`);
-    return JSON.parse(text) as T;
-  }
+  const api = keyedApi(() => base);
 
   /** A merchant with a live key and a fresh live payout wallet (an account that does not exist yet). */
   async function merchant(): Promise<{ key: string; payout: string }> {

@@ -61,3 +61,38 @@ export async function startServe(options: {
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
 }
+
+/** Stops a program started by startServe: SIGTERM to its process group, then SIGKILL after `graceMs`. */
+export async function stopProgram(program: ChildProcess | undefined, graceMs = 500): Promise<void> {
+  const pid = program?.pid;
+  if (pid === undefined) return;
+  const signal = (name: NodeJS.Signals) => {
+    try {
+      process.kill(-pid, name);
+    } catch {
+      // already gone
+    }
+  };
+  signal('SIGTERM');
+  await new Promise((resolve) => setTimeout(resolve, graceMs));
+  signal('SIGKILL');
+}
+
+/**
+ * A JSON call to the program's /v1 API with an API key: the parsed answer, or an error naming the call, its status and
+ * body. `base` is read at each call (the tests learn it in their beforeAll).
+ */
+export function keyedApi(
+  base: () => string,
+): <T>(method: string, path: string, key: string, body?: unknown) => Promise<T> {
+  return async <T>(method: string, path: string, key: string, body?: unknown): Promise<T> => {
+    const response = await fetch(`${base()}/v1${path}`, {
+      method,
+      headers: { 'x-api-key': key, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    });
+    const text = await response.text();
+    if (response.status >= 300) throw new Error(`${method} ${path}: ${response.status} ${text}`);
+    return JSON.parse(text) as T;
+  };
+}
