@@ -10,6 +10,8 @@ import {
   type EvmSettings,
   parseBitcoinChainSettings,
   parseEvmChainSettings,
+  parseTronSettings,
+  type TronSettings,
 } from './modules/chains/families.ts';
 import { parseConfirmations } from './modules/chains/settings.ts';
 import { parseSourceList, parseTestRates } from './modules/rates/settings.ts';
@@ -336,6 +338,8 @@ export type Config = Omit<z.output<typeof settingsSchema>, 'secrets' | 'evmNodes
   evm: EvmSettings;
   /** Bitcoin-family chains with nodes (live, and test mode on testnet/signet/regtest), with the node-access limits. */
   bitcoin: BitcoinSettings;
+  /** Tron nodes (live, and test mode on Nile/Shasta) with the HTTP limits (SVC_CHAIN_TRON_*, SVC_TRON_*: tron/settings.ts). */
+  tron: TronSettings;
   /** Notes for the boot log, e.g. which secrets were generated; never the secrets themselves. */
   notices: string[];
 };
@@ -422,9 +426,11 @@ export function loadConfig(rawEnv: Record<string, string | undefined> = process.
   const { secrets, evmNodes, bitcoinNodes, ...settings } = parsed.data;
   let evmChains: EvmSettings['chains'];
   let bitcoinChains: BitcoinSettings['chains'];
+  let tron: TronSettings;
   try {
     evmChains = parseEvmChainSettings(env);
     bitcoinChains = parseBitcoinChainSettings(env);
+    tron = parseTronSettings(env);
   } catch (error) {
     throw new ConfigError([error instanceof Error ? error.message : String(error)]);
   }
@@ -463,6 +469,7 @@ export function loadConfig(rawEnv: Record<string, string | undefined> = process.
     testMnemonic,
     evm: { chains: evmChains, ...evmNodes },
     bitcoin: { chains: bitcoinChains, ...bitcoinNodes },
+    tron,
     notices,
   };
 }

@@ -3,7 +3,6 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import {
   addressOfKey,
-  base58Address,
   blockReference,
   encodeRawData,
   hexAddress,
@@ -37,16 +36,18 @@ import {
  *   resource usage never recovers over time (tests are shorter than the 24 h window).
  */
 
-export const FAKE_USDT = 'TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t';
+const FAKE_USDT = 'TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t';
 const TRANSFER_TOPIC = 'ddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef';
 const BLOCK_MS = 3000;
 const FREE_BANDWIDTH = 600n;
 const SUN_PER_BYTE = 1000n;
 const NEW_ACCOUNT_FEE = 1_100_000n;
-export const USDT_ENERGY_HOLDER = 64_285n;
+const USDT_ENERGY_HOLDER = 64_285n;
 export const USDT_ENERGY_NEW_HOLDER = 130_285n;
 
 interface Account {
+  /** False for an address that only received TRC-20 tokens: not an account on chain until TRX or CreateAccount. */
+  activated: boolean;
   balance: bigint;
   usdt: bigint;
   createdAt: number;
@@ -118,6 +119,8 @@ export interface FakeTronNode {
   /** Pools a signed transaction as /wallet/broadcasttransaction does; returns the node's answer. */
   broadcast(tx: SignedTronTransaction): { result?: boolean; code?: string; txid: string; message?: string };
   pool(): string[];
+  /** Forgets every pooled transaction (a node restarted, or the transactions were never relayed). */
+  dropPool(): void;
   /** While down, every request gets HTTP 503 (a node gone: failover and readiness). */
   setDown(down: boolean): void;
   requests(): string[];
@@ -135,6 +138,7 @@ const toJson = (value: unknown): string =>
 
 function newAccount(createdAt: number): Account {
   return {
+    activated: true,
     balance: 0n,
     usdt: 0n,
     createdAt,
@@ -302,7 +306,7 @@ export async function startFakeTronNode(
       if (!tapos) return refuse('TAPOS_ERROR', 'Tapos failed');
       if (seen.has(id) || pool.has(id)) return refuse('DUP_TRANSACTION_ERROR', 'Dup transaction.');
       const owner = state.get(contract.parameter.value.owner_address);
-      if (owner === undefined)
+      if (owner === undefined || !owner.activated)
         return refuse('CONTRACT_VALIDATE_ERROR', 'Validate TransferContract error, no OwnerAccount.');
       const problem = validate(contract, owner);
       if (problem !== null) return refuse('CONTRACT_VALIDATE_ERROR', problem);
@@ -310,6 +314,9 @@ export async function startFakeTronNode(
       return { result: true, code: 'SUCCESS', txid: id };
     },
     pool: () => [...pool.keys()],
+    dropPool() {
+      pool.clear();
+    },
     setDown(value) {
       down = value;
     },
@@ -317,14 +324,20 @@ export async function startFakeTronNode(
     close: async () => {},
   };
 
-  function ensure(address: string): Account {
+  /** The account at `address`, made if missing; `activate` false for a TRC-20 credit (it does not activate). */
+  function ensure(address: string, activate = true): Account {
     let a = state.get(address);
     if (a === undefined) {
-      a = newAccount(node.head().timestamp);
+      a = { ...newAccount(node.head().timestamp), activated: activate };
       state.set(address, a);
+    } else if (activate && !a.activated) {
+      a.activated = true;
+      a.createdAt = node.head().timestamp;
     }
     return a;
   }
+
+  const isActive = (address: string): boolean => state.get(address)?.activated === true;
 
   function rawData(contract: TronContract, feeLimit?: number): TronRawData {
     const head = node.head();
@@ -357,7 +370,7 @@ export async function startFakeTronNode(
         const v = contract.parameter.value;
         if (v.amount <= 0) return 'Amount must be greater than 0.';
         if (v.to_address === v.owner_address) return 'Cannot transfer TRX to yourself.';
-        const fee = state.has(v.to_address) ? 0n : NEW_ACCOUNT_FEE;
+        const fee = isActive(v.to_address) ? 0n : NEW_ACCOUNT_FEE;
         if (owner.balance < BigInt(v.amount) + fee)
           return 'Validate TransferContract error, balance is not sufficient.';
         return null;
@@ -368,7 +381,7 @@ export async function startFakeTronNode(
         return null;
       case 'DelegateResourceContract': {
         const v = contract.parameter.value;
-        if (!state.has(v.receiver_address)) return 'Account does not exist';
+        if (!isActive(v.receiver_address)) return 'Account does not exist';
         const frozen = v.resource === 'ENERGY' ? owner.frozenEnergy : owner.frozenBandwidth;
         const out = sumValues(
           v.resource === 'ENERGY' ? owner.delegatedOutEnergy : owner.delegatedOutBandwidth,
@@ -420,7 +433,7 @@ export async function startFakeTronNode(
     const receipt: Record<string, unknown> = {};
     if (contract.type === 'TransferContract') {
       const v = contract.parameter.value;
-      const created = !state.has(v.to_address);
+      const created = !isActive(v.to_address);
       const { netUsage, netFee } = chargeBandwidth(owner, size);
       fee += netFee;
       if (created) {
@@ -468,7 +481,7 @@ export async function startFakeTronNode(
           ret = 'REVERT';
         } else {
           owner.usdt -= amount;
-          ensure(to).usdt += amount;
+          ensure(to, false).usdt += amount;
           info.log = [
             {
               address: usdtHex.slice(2),
@@ -570,7 +583,7 @@ export async function startFakeTronNode(
 
   function accountJson(address: string): Record<string, unknown> {
     const a = state.get(address);
-    if (a === undefined) return {};
+    if (a === undefined || !a.activated) return {};
     const out: Record<string, unknown> = { address, create_time: a.createdAt };
     if (a.balance > 0n) out.balance = a.balance;
     const frozenV2: Array<Record<string, unknown>> = [{}, { type: 'ENERGY' }, { type: 'TRON_POWER' }];
@@ -585,6 +598,8 @@ export async function startFakeTronNode(
         acquired_delegated_frozenV2_balance_for_energy: a.delegatedInEnergy,
       };
     }
+    const outBandwidth = sumValues(a.delegatedOutBandwidth);
+    if (outBandwidth > 0n) out.delegated_frozenV2_balance_for_bandwidth = outBandwidth;
     if (a.delegatedInBandwidth > 0n)
       out.acquired_delegated_frozenV2_balance_for_bandwidth = a.delegatedInBandwidth;
     if (a.usdt > 0n) out.trc20 = [{ [FAKE_USDT]: a.usdt.toString() }];
@@ -593,11 +608,14 @@ export async function startFakeTronNode(
 
   function resourceJson(address: string): Record<string, unknown> {
     const a = state.get(address);
-    if (a === undefined) return {};
+    if (a === undefined || !a.activated) return {};
+    // Network totals: limit per weight (TRX staked network-wide) is what one staked TRX gives.
     const out: Record<string, unknown> = {
       freeNetLimit: FREE_BANDWIDTH,
       TotalNetLimit: 43_200_000_000,
+      TotalNetWeight: 43_200_000_000n / bandwidthPerTrx,
       TotalEnergyLimit: 180_000_000_000,
+      TotalEnergyWeight: 180_000_000_000n / energyPerTrx,
     };
     if (a.freeNetUsed > 0n) out.freeNetUsed = a.freeNetUsed;
     if (a.netUsed > 0n) out.NetUsed = a.netUsed;
@@ -730,5 +748,3 @@ export function testKey(label: string): { key: Uint8Array; address: string; hex:
   const address = addressOfKey(key);
   return { key, address, hex: hexAddress(address) };
 }
-
-export { base58Address };

@@ -38,7 +38,7 @@ export class TronTransportError extends Error {
   }
 }
 
-export interface TronHttpHealth {
+interface TronHttpHealth {
   down: { reason: string; since: Date } | null;
   /** The base URL (redacted) answering now. */
   url: string;

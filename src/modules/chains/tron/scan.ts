@@ -24,15 +24,15 @@ import { base58Address } from './tx.ts';
  */
 
 const TRANSFER_TOPIC = 'ddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef';
-export const LOG_INDEX_BASE = 1000;
-export const INTERNAL_INDEX_BASE = 2000;
+const LOG_INDEX_BASE = 1000;
+const INTERNAL_INDEX_BASE = 2000;
 
 interface RawContract {
   type?: string;
   parameter?: { value?: Record<string, unknown> };
 }
 
-export interface RawTransaction {
+interface RawTransaction {
   txID: string;
   ret?: Array<{ contractRet?: string }>;
   raw_data?: { contract?: RawContract[] };
@@ -56,7 +56,7 @@ export interface RawTransactionInfo {
 }
 
 /** A block as BlockRef, or null for java-tron's `{}` (no such block). */
-export function blockRefOf(block: RawBlock): BlockRef | null {
+function blockRefOf(block: RawBlock): BlockRef | null {
   const header = block.block_header?.raw_data;
   if (block.blockID === undefined || header?.number === undefined) return null;
   return {
@@ -68,7 +68,7 @@ export function blockRefOf(block: RawBlock): BlockRef | null {
 }
 
 /** Whether any transaction of the block calls a contract (only then are its transaction infos worth a request). */
-export function hasContractCalls(block: RawBlock): boolean {
+function hasContractCalls(block: RawBlock): boolean {
   return (block.transactions ?? []).some((tx) =>
     tx.raw_data?.contract?.some((contract) => contract.type === 'TriggerSmartContract'),
   );

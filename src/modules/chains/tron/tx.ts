@@ -18,18 +18,18 @@ import { tronAccountBytes, tronAddressFromAccount } from '../addresses.ts';
 
 export type HexAddress = string;
 
-export interface TransferValue {
+interface TransferValue {
   owner_address: HexAddress;
   to_address: HexAddress;
   amount: number;
 }
-export interface TriggerValue {
+interface TriggerValue {
   owner_address: HexAddress;
   contract_address: HexAddress;
   data: string;
   call_value?: number;
 }
-export interface DelegateValue {
+interface DelegateValue {
   owner_address: HexAddress;
   receiver_address: HexAddress;
   balance: number;
