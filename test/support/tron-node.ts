@@ -169,7 +169,15 @@ function cloneState(state: Map<string, Account>): Map<string, Account> {
 const sumValues = (map: Map<string, bigint>): bigint => [...map.values()].reduce((a, b) => a + b, 0n);
 
 export async function startFakeTronNode(
-  options: { solidLag?: number; energyFee?: bigint } = {},
+  options: {
+    solidLag?: number;
+    energyFee?: bigint;
+    /**
+     * Block times from the wall clock (at least 1 ms apart) instead of exactly 3 s apart: for tests that produce blocks
+     * faster than Tron does while the program compares block times with its own clock (payment windows).
+     */
+    wallClock?: boolean;
+  } = {},
 ): Promise<FakeTronNode> {
   const usdtHex = hexAddress(FAKE_USDT);
   const energyPerTrx = 10n;
@@ -180,7 +188,7 @@ export async function startFakeTronNode(
     blockID: `${'0'.repeat(16)}${sha('genesis').slice(16)}`,
     number: 0,
     parentHash: '0'.repeat(64),
-    timestamp: Date.now() - 60_000,
+    timestamp: Date.now() - (options.wallClock === true ? 1000 : 60_000),
     txs: [],
     state: cloneState(state),
     witness: `41${'11'.repeat(20)}`,
@@ -517,7 +525,8 @@ export async function startFakeTronNode(
   function produceBlock(empty = false): void {
     const parent = blocks[blocks.length - 1] as Block;
     const number = parent.number + 1;
-    const timestamp = parent.timestamp + BLOCK_MS;
+    const timestamp =
+      options.wallClock === true ? Math.max(Date.now(), parent.timestamp + 1) : parent.timestamp + BLOCK_MS;
     const txs: TxRecord[] = [];
     if (!empty) {
       for (const [id, tx] of pool) {

@@ -62,13 +62,6 @@ export function createTronAdapter(deps: {
   const usdtContract = usdtAsset === undefined ? null : contractOf(usdtAsset, isTest);
   const usdt = usdtContract === null ? null : { code: 'USDT', contractHex: hexAddress(usdtContract) };
   const native = info.nativeAsset.code;
-  const scanner = createTronScanner({
-    http,
-    native,
-    usdt,
-    requiredConfirmations: deps.requiredConfirmations,
-    logger,
-  });
   let bundles = deps.bundles;
   if (bundles === undefined) {
     if (deps.db === undefined) throw new Error('createTronAdapter needs `db` or `bundles`');
@@ -88,6 +81,20 @@ export function createTronAdapter(deps: {
     feeKey: deps.deriver.derivePrivateKey('tron', isTest, MAX_DERIVATION_INDEX),
     maxBurnSun: settings.maxBurnSun,
     expirationMs,
+    logger,
+  });
+  // Activations and top-ups from svc's own wallets reach deposit addresses as TRX transfers: never payments.
+  const own = new Set(
+    [sweeper.feeAddress, ...(sweeper.resourceAddress === null ? [] : [sweeper.resourceAddress])].map(
+      hexAddress,
+    ),
+  );
+  const scanner = createTronScanner({
+    http,
+    native,
+    usdt,
+    requiredConfirmations: deps.requiredConfirmations,
+    own,
     logger,
   });
   const readiness = createTronReadiness({

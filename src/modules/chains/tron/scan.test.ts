@@ -82,6 +82,12 @@ describe('blockTransfers', () => {
     ]);
   });
 
+  it("ignores svc's own wallets' TRX transfers (sweep activations and top-ups)", () => {
+    const block: RawBlock = { blockID: 'x', transactions: [transfer('t1', a.hex, 1)] };
+    expect(blockTransfers(block, null, watched, assets, new Set([stranger.hex]))).toEqual([]);
+    expect(blockTransfers(block, null, watched, assets, new Set([a.hex]))).toHaveLength(1);
+  });
+
   it('ignores logs without infos, an empty block, and USDT when the mode has no USDT contract', () => {
     expect(blockTransfers({ blockID: 'x' }, null, watched, assets)).toEqual([]);
     expect(

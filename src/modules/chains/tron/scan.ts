@@ -93,6 +93,8 @@ export function blockTransfers(
   infos: readonly RawTransactionInfo[] | null,
   watched: ReadonlySet<string>,
   assets: { native: string; usdt: { code: string; contractHex: string } | null },
+  /** svc's own wallets (hex, 41…): their TRX transfers are activations and top-ups of sweeps, not payments. */
+  own: ReadonlySet<string> = new Set(),
 ): Transfer[] {
   const out: Transfer[] = [];
   const infoById = new Map<string, RawTransactionInfo>();
@@ -103,6 +105,8 @@ export function blockTransfers(
     const contracts = tx.raw_data?.contract ?? [];
     contracts.forEach((contract, index) => {
       if (contract.type !== 'TransferContract') return;
+      const from = contract.parameter?.value?.owner_address;
+      if (typeof from === 'string' && own.has(from.toLowerCase())) return;
       const to = addressOf(contract.parameter?.value?.to_address);
       if (to === null || !watched.has(to)) return;
       out.push({
@@ -161,6 +165,8 @@ export function createTronScanner(deps: {
   usdt: { code: string; contractHex: string } | null;
   /** The configured confirmations: the least the watcher is told, whatever the solidity API says. */
   requiredConfirmations: number;
+  /** svc's fee and resource wallets (hex): what they send to deposit addresses is sweep housekeeping. */
+  own?: ReadonlySet<string>;
   logger: Logger;
 }) {
   const { http } = deps;
@@ -226,7 +232,7 @@ export function createTronScanner(deps: {
         throw new Error(`Tron block ${ref.number} changed while its transaction infos were read`);
       }
     }
-    return blockTransfers(raw, infos, watched, { native: deps.native, usdt: deps.usdt });
+    return blockTransfers(raw, infos, watched, { native: deps.native, usdt: deps.usdt }, deps.own);
   }
 
   /** Deposits whose block is solidified with the same hash and whose transaction succeeded there. */
