@@ -13,7 +13,7 @@ import { createIsolatedDatabase, waitFor } from './support/webhooks.ts';
  * deposit addresses the API hands out; checked through the API: TRX and USDT payments confirming at the head and
  * completed once solidified, swept to the payout wallet (USDT with energy delegated from the resource wallet, no TRX
  * burnt for it); underpaid then topped up; overpaid; a reverted USDT transfer never credited; the node gone mid-scan
- * and back.
+ * and back; a sweep the node lost, re-sent as is until it expired and only then signed again (once).
  */
 
 const LIVE_MNEMONIC = 'legal winner thank year wave sausage worth useful legal winner thank yellow';
@@ -68,6 +68,8 @@ describe('live Tron payments through the running program against the fake Tron n
         SVC_CHAIN_TRON_API_KEY: 'e2e-key',
         SVC_CHAIN_TRON_POLL_MS: '100',
         SVC_CHAIN_TRON_RESOURCE_KEY: Buffer.from(resource.key).toString('hex'),
+        // Sweeps expire 30 s after their reference block (the least allowed), for the re-signing case.
+        SVC_CHAIN_TRON_SWEEP_EXPIRATION_SECONDS: '30',
         SVC_TRON_HTTP_TIMEOUT_MS: '1000',
         SVC_TRON_HTTP_RETRIES: '1',
         SVC_RATE_LIMIT_PER_KEY: '0',
@@ -227,4 +229,38 @@ describe('live Tron payments through the running program against the fake Tron n
     await until(p.payment_id, 'completed after the outage', (x) => x.status === 'completed');
     await waitFor('ready again', async () => (await fetch(`${base}/readyz`)).status === 200, 10_000);
   });
+
+  it('a sweep the node loses: re-sent as is until it expires, then signed again once, and swept once', async () => {
+    const p = await create('2', 'TRX');
+    node.setLoseBroadcasts(true);
+    node.sendTrx(payer.key, p.address, 2_000_000n);
+    await until(p.payment_id, 'completed', (x) => x.status === 'completed');
+    const sweeps = () =>
+      new Set(
+        node
+          .broadcasts()
+          .filter((b) => b.owner === p.address)
+          .map((b) => b.txid),
+      );
+    const first = await waitFor('the sweep broadcast', () => [...sweeps()][0], 20_000);
+    // Its expiry (30 s after its reference block) passes while every re-send of the same bytes is lost; nothing else is
+    // signed meanwhile.
+    await new Promise((resolve) => setTimeout(resolve, 29_000));
+    expect(sweeps()).toEqual(new Set([first]));
+    // Once the solidified block is past its expiry (it provably cannot land), one new version is signed.
+    const second = await waitFor('a second version', () => [...sweeps()].find((id) => id !== first), 20_000);
+    node.setLoseBroadcasts(false);
+    const swept = await until(p.payment_id, 'forwarded', (x) => x.forwarded_at !== null, 30_000);
+    expect(swept.forward_tx_hash).toBe(second);
+    expect(sweeps()).toEqual(new Set([first, second]));
+    // The first version never landed; the second moved the 2 TRX (other sweeps to this payout land meanwhile).
+    const post = (path: string, value: string) =>
+      fetch(`${node.url}${path}`, { method: 'POST', body: JSON.stringify({ value }) }).then((r) => r.json());
+    expect(await post('/wallet/gettransactioninfobyid', first)).toEqual({});
+    const landed = (await post('/wallet/gettransactionbyid', second)) as {
+      raw_data: { contract: Array<{ parameter: { value: { amount: number } } }> };
+    };
+    expect(landed.raw_data.contract[0]?.parameter.value.amount).toBe(2_000_000);
+    expect(node.account(p.address)?.balance).toBe(0n);
+  }, 90_000);
 });

@@ -3,6 +3,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import {
   addressOfKey,
+  base58Address,
   blockReference,
   encodeRawData,
   hexAddress,
@@ -121,9 +122,13 @@ export interface FakeTronNode {
   pool(): string[];
   /** Forgets every pooled transaction (a node restarted, or the transactions were never relayed). */
   dropPool(): void;
+  /** While set, /wallet/broadcasttransaction answers SUCCESS and forgets the transaction (a node that loses it). */
+  setLoseBroadcasts(lose: boolean): void;
   /** While down, every request gets HTTP 503 (a node gone: failover and readiness). */
   setDown(down: boolean): void;
   requests(): string[];
+  /** Transactions sent to /wallet/broadcasttransaction, in order: txID and owner (base58). */
+  broadcasts(): Array<{ txid: string; owner: string }>;
   close(): Promise<void>;
 }
 
@@ -198,6 +203,8 @@ export async function startFakeTronNode(
   const seen = new Set<string>();
   const log: string[] = [];
   let down = false;
+  let lose = false;
+  const broadcastLog: Array<{ txid: string; owner: string }> = [];
   let burntTotal = 0n;
   let nonce = 0;
 
@@ -328,7 +335,11 @@ export async function startFakeTronNode(
     setDown(value) {
       down = value;
     },
+    setLoseBroadcasts(value) {
+      lose = value;
+    },
     requests: () => log,
+    broadcasts: () => broadcastLog,
     close: async () => {},
   };
 
@@ -684,6 +695,9 @@ export async function startFakeTronNode(
           return { Error: 'class java.lang.NullPointerException : null' };
         }
         const answer = node.broadcast(tx);
+        const owner = tx.raw_data.contract[0]?.parameter.value.owner_address;
+        broadcastLog.push({ txid: answer.txid, owner: owner === undefined ? '' : base58Address(owner) });
+        if (lose && answer.result === true) pool.delete(answer.txid);
         return answer.message === undefined
           ? answer
           : { ...answer, message: hex(new TextEncoder().encode(answer.message)) };

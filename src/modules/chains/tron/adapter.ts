@@ -41,8 +41,6 @@ export function createTronAdapter(deps: {
   signingKeys: DepositSigningKeys;
   logger: Logger;
   http?: TronHttp;
-  /** How long a sweep's transactions stay valid (ms, default 1 h). */
-  expirationMs?: number;
 }): TronAdapter {
   const { settings } = deps;
   const isTest = settings.isTest;
@@ -67,7 +65,7 @@ export function createTronAdapter(deps: {
     if (deps.db === undefined) throw new Error('createTronAdapter needs `db` or `bundles`');
     bundles = tronBundleStore(deps.db, 'tron', isTest);
   }
-  const expirationMs = deps.expirationMs ?? 3_600_000;
+  const expirationMs = settings.sweepExpirationSeconds * 1000;
   const sweeper = createTronSweeper({
     http,
     chainId: 'tron',

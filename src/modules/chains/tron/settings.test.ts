@@ -15,6 +15,7 @@ describe('tron settings', () => {
       SVC_CHAIN_TRON_MAX_BURN_TRX: '12.5',
       SVC_TEST_CHAIN_TRON_RPC_URL: 'https://nile.trongrid.io',
       SVC_TEST_CHAIN_TRON_MAX_HEAD_AGE_SECONDS: '0',
+      SVC_TEST_CHAIN_TRON_SWEEP_EXPIRATION_SECONDS: '120',
       SVC_TRON_HTTP_RETRIES: '5',
     });
     expect(settings.httpRetries).toBe(5);
@@ -34,6 +35,8 @@ describe('tron settings', () => {
       maxBurnSun: 30_000_000n,
     });
     expect(test?.maxHeadAgeSeconds).toBe(0);
+    expect(test?.sweepExpirationSeconds).toBe(120);
+    expect(live?.sweepExpirationSeconds).toBe(3600);
   });
 
   it('refuses bad values naming the variable, never echoing a key', () => {

@@ -16,6 +16,9 @@ import { chainNodeEnv } from '../node-env.ts';
  *                          and bandwidth to a deposit address for its USDT sweep and reclaims them after.
  * - `MAX_BURN_TRX`         the most TRX one sweep may burn for energy and bandwidth when no delegation covers it
  *                          (decimal TRX, default 30; 0 refuses burning: USDT sweeps then wait for energy).
+ * - `SWEEP_EXPIRATION_SECONDS` how long a sweep's signed transactions stay valid after their reference block (default
+ *                          3600, 30 to 86400: Tron refuses more than 24 h). They are re-sent as they are until then; a
+ *                          new version is signed only after it, once the old one provably cannot land.
  * - `MAX_HEAD_AGE_SECONDS` /readyz reports the node as lagging when its head block is older (default 60: twenty block
  *                          times; 0 turns it off).
  * Shared: SVC_TRON_HTTP_TIMEOUT_MS (default 10000), SVC_TRON_HTTP_RETRIES (rounds over every URL, default 3).
@@ -33,6 +36,7 @@ export interface TronChainSettings {
   /** Sun. */
   maxBurnSun: bigint;
   maxHeadAgeSeconds: number;
+  sweepExpirationSeconds: number;
 }
 
 export interface TronSettings {
@@ -89,6 +93,7 @@ export function parseTronSettings(env: Record<string, string | undefined>): Tron
       resourceKey,
       maxBurnSun: burnText === undefined ? 30_000_000n : trxToSun(`${prefix}MAX_BURN_TRX`, burnText),
       maxHeadAgeSeconds: number('MAX_HEAD_AGE_SECONDS', 0, 30 * 86_400) ?? 60,
+      sweepExpirationSeconds: number('SWEEP_EXPIRATION_SECONDS', 30, 86_400) ?? 3600,
     });
   }
   const shared = (name: string, fallback: number, min: number, max: number): number => {
