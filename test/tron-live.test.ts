@@ -12,7 +12,8 @@ import { createIsolatedDatabase, waitFor } from './support/webhooks.ts';
  * this test drives: it produces a block every 100 ms (wall-clock times) and solidifies 19 behind. A payer pays the
  * deposit addresses the API hands out; checked through the API: TRX and USDT payments confirming at the head and
  * completed once solidified, swept to the payout wallet (USDT with energy delegated from the resource wallet, no TRX
- * burnt for it); underpaid then topped up; overpaid; a reverted USDT transfer never credited; the node gone mid-scan
+ * burnt for it); underpaid then topped up; overpaid; a reverted USDT transfer never credited; a fork walked back; the
+ * node gone mid-scan
  * and back; a sweep the node lost, re-sent as is until it expired and only then signed again (once).
  */
 
@@ -211,6 +212,27 @@ describe('live Tron payments through the running program against the fake Tron n
     const still = await get(reverted.payment_id);
     expect(still.deposits).toEqual([]);
     expect(still.status).toBe('pending');
+  });
+
+  it('a fork replaces the block of a deposit before it is solidified: walked back, the payment pending again', async () => {
+    const p = await create('0.75', 'TRX');
+    if (producer !== undefined) clearInterval(producer);
+    const id = node.sendTrx(payer.key, p.address, 750_000n);
+    node.produceBlocks(3);
+    const seen = await until(p.payment_id, 'seen at the head', (x) => x.deposits[0]?.state === 'seen');
+    expect(seen.status).toBe('confirming');
+    // The three newest blocks are replaced by four others without the payment (the payer's transaction is gone).
+    node.fork(3, { drop: true });
+    node.produceBlocks(1);
+    const back = await until(p.payment_id, 'pending again', (x) => x.status === 'pending');
+    expect(back.deposits).toMatchObject([{ tx_hash: id, state: 'reverted' }]);
+    expect(back.received_amount_native).toBe('0');
+    producer = setInterval(() => node.produceBlocks(1), 100);
+    // Once the new blocks are solidified (and a little after), the payment was never confirmed.
+    const forkedAt = node.head().number;
+    await waitFor('the fork solidified', () => node.solidNumber() > forkedAt, 10_000);
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    expect((await get(p.payment_id)).events.map((e) => e.type)).not.toContain('payment.confirmed');
   });
 
   it('the node gone mid-scan and back: payments made meanwhile are found', async () => {
