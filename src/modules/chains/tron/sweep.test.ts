@@ -155,6 +155,34 @@ describe('Tron sweeps against the fake node', () => {
     expect(status.state).toBe('included');
   });
 
+  it('falls back to the burn when the resource wallet has too little free stake, and says so', async () => {
+    node.fund(resource.address, 100_000_000_000n);
+    node.stake(resource.address, 'ENERGY', 1_000_000_000n); // 10,000 energy: far short of 130,285
+    node.sendUsdt(funder.key, deposits[0]?.address ?? '', 3_000_000n);
+    node.produceBlocks(1);
+    const lines: string[] = [];
+    const http = createTronHttp({ urls: [node.url], timeoutMs: 2000, retries: 1, logger });
+    const s = createTronSweeper({
+      http,
+      chainId: 'tron',
+      isTest: false,
+      native: 'TRX',
+      usdt: { code: 'USDT', contractHex: node.usdtHex },
+      bundles,
+      signingKeys,
+      resourceKey: resource.key,
+      feeKey: gas.key,
+      maxBurnSun: 30_000_000n,
+      logger: pino({ level: 'warn' }, { write: (line: string) => lines.push(line) }),
+    });
+    const built = await s.buildForward(intent('fwd_short', 'USDT', [3_000_000n]));
+    const steps = (JSON.parse(built.rawTx) as { steps: Array<{ role: string }> }).steps.map(
+      (step) => step.role,
+    );
+    expect(steps).toEqual(['topup', 'transfer']);
+    expect(lines.join('')).toMatch(/resource wallet energy short/);
+  });
+
   it('re-sends a lost sweep as is, and signs a new version only once the old one expired before the solidified block', async () => {
     node.sendTrx(funder.key, deposits[0]?.address ?? '', 4_000_000n);
     node.fund(payout.address, 1n);

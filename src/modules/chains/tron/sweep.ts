@@ -252,6 +252,7 @@ export function createTronSweeper(deps: {
     let amount = 0n;
     let fee = 0n;
     let resourceFree: { energy: bigint; net: bigint; totals: AccountResource } | null = null;
+    let energyShortLogged = false;
     if (resourceAddress !== null) {
       const res = await resources(resourceAddress);
       const frozen = (await account(resourceAddress)) as {
@@ -370,6 +371,18 @@ export function createTronSweeper(deps: {
             ),
           );
       } else {
+        if (resourceFree !== null && !energyShortLogged) {
+          // Said once per sweep build, not per input: the stake is short for every remaining input alike.
+          energyShortLogged = true;
+          logger.warn(
+            {
+              resourceWallet: resourceAddress,
+              freeEnergyStakeSun: resourceFree.energy.toString(),
+              neededSun: energySun.toString(),
+            },
+            'resource wallet energy short: USDT sweeps burn TRX (within MAX_BURN_TRX) until more TRX is staked for energy',
+          );
+        }
         // Burn fallback: the deposit pays its energy and bandwidth in TRX, topped up by the fee wallet.
         const burn = energyShort * energyFee + netShort * txFee;
         if (burn > deps.maxBurnSun) {
