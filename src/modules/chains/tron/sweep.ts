@@ -510,14 +510,26 @@ export function createTronSweeper(deps: {
         }
       }
       // Reclaiming the delegation is housekeeping: an undelegation that expired unsent does not hold the forward open
-      // (the stake stays delegated and the dashboard shows it), a transfer always does.
+      // (a transfer always does); the stake then stays delegated to that address until reclaimed by hand, and the log
+      // says so.
       let headTime: number | null = null;
       let missing = false;
       for (const step of bundle.steps) {
         if (landed.has(step.tx.txID)) continue;
         if (step.role === 'undelegate') {
           headTime ??= (await currentHead()).timestamp;
-          if (step.tx.raw_data.expiration < headTime) continue;
+          if (step.tx.raw_data.expiration < headTime) {
+            const value = step.tx.raw_data.contract[0]?.parameter.value;
+            logger.warn(
+              {
+                txID: step.tx.txID,
+                receiver:
+                  value !== undefined && 'receiver_address' in value ? value.receiver_address : undefined,
+              },
+              'Tron sweep: the undelegation expired unsent; the stake stays delegated to the deposit address until reclaimed by hand (UnDelegateResource)',
+            );
+            continue;
+          }
         }
         missing = true;
       }
