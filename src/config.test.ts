@@ -204,3 +204,19 @@ describe('secrets on the embedded default', () => {
     expect(existsSync(dir)).toBe(false);
   });
 });
+
+describe('loadConfig: tron nodes', () => {
+  it('reads SVC_CHAIN_TRON_* and SVC_TRON_*, and refuses a bad value naming the variable (never echoing a key)', () => {
+    const config = loadConfig({
+      ...serverEnv,
+      SVC_CHAIN_TRON_RPC_URL: 'https://api.trongrid.io',
+      SVC_CHAIN_TRON_API_KEY: 'k',
+      SVC_TRON_HTTP_RETRIES: '2',
+    });
+    expect(config.tron).toMatchObject({ httpRetries: 2, chains: [{ isTest: false, apiKey: 'k' }] });
+    expect(loadConfig(serverEnv).tron.chains).toEqual([]);
+    expect(
+      problems({ ...serverEnv, SVC_CHAIN_TRON_RPC_URL: 'http://x', SVC_CHAIN_TRON_RESOURCE_KEY: 'oops' }),
+    ).toEqual(['SVC_CHAIN_TRON_RESOURCE_KEY: must be a private key of 64 hex digits']);
+  });
+});

@@ -11,7 +11,9 @@ import {
   parseBitcoinChainSettings,
   parseEvmChainSettings,
   parseSolanaChainSettings,
+  parseTronSettings,
   type SolanaSettings,
+  type TronSettings,
 } from './modules/chains/families.ts';
 import { parseConfirmations } from './modules/chains/settings.ts';
 import { parseSourceList, parseTestRates } from './modules/rates/settings.ts';
@@ -340,6 +342,8 @@ export type Config = Omit<z.output<typeof settingsSchema>, 'secrets' | 'evmNodes
   bitcoin: BitcoinSettings;
   /** Solana with nodes (live, and test mode on devnet or a local validator): see modules/chains/solana/settings.ts. */
   solana: SolanaSettings;
+  /** Tron nodes (live, and test mode on Nile/Shasta) with the HTTP limits (SVC_CHAIN_TRON_*, SVC_TRON_*: tron/settings.ts). */
+  tron: TronSettings;
   /** Notes for the boot log, e.g. which secrets were generated; never the secrets themselves. */
   notices: string[];
 };
@@ -427,10 +431,12 @@ export function loadConfig(rawEnv: Record<string, string | undefined> = process.
   let evmChains: EvmSettings['chains'];
   let bitcoinChains: BitcoinSettings['chains'];
   let solanaChains: SolanaSettings['chains'];
+  let tron: TronSettings;
   try {
     evmChains = parseEvmChainSettings(env);
     bitcoinChains = parseBitcoinChainSettings(env);
     solanaChains = parseSolanaChainSettings(env);
+    tron = parseTronSettings(env);
   } catch (error) {
     throw new ConfigError([error instanceof Error ? error.message : String(error)]);
   }
@@ -470,6 +476,7 @@ export function loadConfig(rawEnv: Record<string, string | undefined> = process.
     evm: { chains: evmChains, ...evmNodes },
     bitcoin: { chains: bitcoinChains, ...bitcoinNodes },
     solana: { chains: solanaChains },
+    tron,
     notices,
   };
 }

@@ -13,6 +13,8 @@ import { type ChainId, chainIds } from './registry.ts';
 import { createSimulatedChain, type SimulatedChain } from './simulated/chain.ts';
 import { createSolanaAdapters } from './solana/index.ts';
 import type { SolanaSettings } from './solana/settings.ts';
+import { createTronAdapters } from './tron/index.ts';
+import type { TronSettings } from './tron/settings.ts';
 
 /**
  * The family registry: the one file that knows the chain families (a folder each under chains/). It builds their
@@ -24,12 +26,14 @@ export { type BitcoinSettings, parseBitcoinChainSettings } from './bitcoin/setti
 export { type EvmSettings, parseEvmChainSettings } from './evm/settings.ts';
 export type { SimulatedChain } from './simulated/chain.ts';
 export { parseSolanaChainSettings, type SolanaSettings } from './solana/settings.ts';
+export { parseTronSettings, type TronSettings } from './tron/settings.ts';
 
 /** What the families' adapters are built from (a part of the program's configuration). */
 export interface ChainAdaptersConfig extends ConfirmationsConfig {
   evm?: EvmSettings;
   bitcoin?: BitcoinSettings;
   solana?: SolanaSettings;
+  tron?: TronSettings;
   liveMnemonic?: string | undefined;
 }
 
@@ -83,7 +87,7 @@ export function createChainAdapters(deps: {
     ]),
   );
   const live = new Map<string, ChainAdapter>();
-  // Real nodes: live mode on EVM, Bitcoin-family and Solana chains with SVC_CHAIN_<NAME>_RPC_URL, and test mode on a real test network (which
+  // Real nodes: live mode on EVM, Bitcoin-family, Solana and Tron chains with SVC_CHAIN_<NAME>_RPC_URL, and test mode on a real test network (which
   // then replaces the simulated chain for that chain's test payments) with SVC_TEST_CHAIN_<NAME>_RPC_URL.
   const testNetworks = new Map<string, ChainAdapter>();
   const { evm } = deps.config;
@@ -119,6 +123,17 @@ export function createChainAdapters(deps: {
       logger: deps.logger,
     });
     for (const adapter of solanaAdapters) (adapter.isTest ? testNetworks : live).set(adapter.chain, adapter);
+  }
+  const { tron } = deps.config;
+  if (tron !== undefined) {
+    const tronAdapters = createTronAdapters({
+      db: deps.db,
+      config: { tron, confirmations: deps.config.confirmations, liveMnemonic: deps.config.liveMnemonic },
+      deriver: deps.deriver,
+      signingKeys: deps.signingKeys,
+      logger: deps.logger,
+    });
+    for (const adapter of tronAdapters) (adapter.isTest ? testNetworks : live).set(adapter.chain, adapter);
   }
   const all = () => [
     ...[...simulated.values()].filter((adapter) => !testNetworks.has(adapter.chain)),

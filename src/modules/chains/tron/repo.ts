@@ -1,0 +1,31 @@
+import { and, eq } from 'drizzle-orm';
+import type { Db } from '../../../db/client.ts';
+import { forwards } from '../../../db/schema/index.ts';
+import type { ChainId } from '../registry.ts';
+import type { TronBundleStore } from './sweep.ts';
+
+/**
+ * The tron adapter's reads of the settlement's forwards table: a forward's signed bundle is stored there (raw_tx)
+ * before anything is broadcast, so the adapter finds every step of a bundle from it alone, after any restart.
+ */
+export function tronBundleStore(db: Db, chain: ChainId, isTest: boolean): TronBundleStore {
+  const scope = and(eq(forwards.chain, chain), eq(forwards.isTest, isTest));
+  return {
+    async byHash(txHash) {
+      const rows = await db
+        .select({ rawTx: forwards.rawTx })
+        .from(forwards)
+        .where(and(scope, eq(forwards.txHash, txHash)))
+        .limit(1);
+      return rows[0]?.rawTx ?? null;
+    },
+    async byForward(forwardId) {
+      const rows = await db
+        .select({ rawTx: forwards.rawTx })
+        .from(forwards)
+        .where(and(scope, eq(forwards.id, forwardId)))
+        .limit(1);
+      return rows[0]?.rawTx ?? null;
+    },
+  };
+}
