@@ -179,22 +179,17 @@ export function clientError(error: Error & { code?: string }, socket: Socket): v
 export const requestIdPattern = /^[A-Za-z0-9_.:-]{8,128}$/;
 
 export function installErrorHandling(app: FastifyInstance): void {
-  // A callback hook, not an async one: it runs on every request, and a promise per request costs more than the scan.
-  app.addHook('preValidation', (request, _reply, done) => {
+  app.addHook('preValidation', async (request) => {
     for (const part of ['params', 'query', 'body'] as const) {
       const path = unstorablePath(request[part]);
       if (path === null) continue;
       const name = path.length === 0 ? contextNames[part] : path.join('.');
-      done(
-        new AppError(
-          'parameter_invalid',
-          `Invalid ${name}: text must not contain NUL characters or unpaired UTF-16 surrogates.`,
-          { param: name },
-        ),
+      throw new AppError(
+        'parameter_invalid',
+        `Invalid ${name}: text must not contain NUL characters or unpaired UTF-16 surrogates.`,
+        { param: name },
       );
-      return;
     }
-    done();
   });
   app.setErrorHandler((error: FastifyError, request, reply) => {
     const appError = toAppError(error, request);
