@@ -606,7 +606,8 @@ describe.skipIf(!runLitecoindTests)(
       expect(late.status).toBe('expired');
       const done = await swept(key, late);
       expect(done.status).toBe('expired');
-    });
+      // Up to the 60 s window of payments made in beforeAll, then two confirmations and a sweep.
+    }, 120_000);
   },
 );
 

@@ -16,6 +16,7 @@ const operationIds: Record<string, string> = {
   'POST /auth/password-reset': 'resetPassword',
   'GET /me': 'getMe',
   'GET /chains': 'listChains',
+  'GET /operator/fee-wallets': 'listFeeWallets',
   'POST /keypairs': 'createKeypair',
   'GET /keypairs': 'listKeypairs',
   'POST /keypairs/{id}/revoke': 'revokeKeypair',

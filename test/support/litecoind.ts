@@ -146,6 +146,9 @@ export async function startLitecoind(
     '-txindex=1',
     '-mempoolreplacement=1',
     '-printtoconsole=1',
+    // Litecoin's MWEB activates at regtest height 432, and Litecoin Core 0.21 then cannot mine a block of its own
+    // (CreateNewBlock: bad-txns-vin-empty, its integrating transaction): kept never active, so a test may mine past it.
+    '-vbparams=mweb:-2:0',
     ...(options.args ?? []),
   ];
   const url = `http://127.0.0.1:${port}`;
