@@ -165,8 +165,10 @@ describe.skipIf(!serverUrl)(`webhook delivery on PostgreSQL${reason}`, () => {
     return new Set(rows.map((row) => `${row.id}/${row.lease_token}`));
   }
 
+  // Generous waits: the whole suite runs two files at once on a 2-CPU machine, beside live chain tests; what is
+  // tested is that nothing is lost or sent twice, not how fast.
   it(`delivers all ${EVENTS} events across three SIGKILLs of the worker process`, {
-    timeout: 150_000,
+    timeout: 420_000,
   }, async () => {
     const merchant = await createMerchant(t.app);
     const { receiver, counts } = await countingReceiver(3);
@@ -179,7 +181,7 @@ describe.skipIf(!serverUrl)(`webhook delivery on PostgreSQL${reason}`, () => {
     let before = new Set<string>();
     for (const threshold of [EVENTS * 0.15, EVENTS * 0.4, EVENTS * 0.65]) {
       const worker = startWorkerProcess();
-      await waitFor(`${threshold} receipts`, () => counts.size >= threshold, 60_000).catch((error: Error) => {
+      await waitFor(`${threshold} receipts`, () => counts.size >= threshold, 90_000).catch((error: Error) => {
         throw new Error(`${error.message}; worker stderr: ${workerErrors.slice(-2000)}`);
       });
       killGroup(worker, 'SIGKILL');
@@ -191,7 +193,7 @@ describe.skipIf(!serverUrl)(`webhook delivery on PostgreSQL${reason}`, () => {
       before = now;
     }
     const last = startWorkerProcess();
-    await waitFor('every event', () => counts.size >= EVENTS, 60_000);
+    await waitFor('every event', () => counts.size >= EVENTS, 90_000);
     await waitFor(
       'every delivery recorded',
       async () => {
@@ -233,7 +235,7 @@ describe.skipIf(!serverUrl)(`webhook delivery on PostgreSQL${reason}`, () => {
   });
 
   it('shares the work between two workers on one database without sending anything twice', {
-    timeout: 60_000,
+    timeout: 180_000,
   }, async () => {
     const merchant = await createMerchant(t.app);
     const { receiver, counts } = await countingReceiver(1);
@@ -256,7 +258,7 @@ describe.skipIf(!serverUrl)(`webhook delivery on PostgreSQL${reason}`, () => {
     try {
       for (const worker of workers) await worker.start();
       const ids = [...(await emitMany(merchant, 1000)), ...(await emitMany(second, 1000))];
-      await waitFor('every event', () => counts.size + other.counts.size >= ids.length, 45_000);
+      await waitFor('every event', () => counts.size + other.counts.size >= ids.length, 150_000);
       await sleep(300);
       const stats = workers.map((worker) => worker.stats());
       expect(stats.every((s) => s.sent > 0)).toBe(true);
