@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseJsonExactIntegers, units } from './json.ts';
+import { parseJsonExactIntegers, sunNumber, units } from './json.ts';
 
 describe('tron json', () => {
   it('keeps integers above 2^53 exact and leaves small ones as numbers', () => {
@@ -26,5 +26,12 @@ describe('tron json', () => {
     expect(units(undefined)).toBe(0n);
     expect(() => units(1.5)).toThrow(/exact integer/);
     expect(() => units('1e3')).toThrow(/integer amount/);
+  });
+
+  it('writes sun amounts as JSON numbers only while they are exact', () => {
+    expect(sunNumber(9_007_199_254_740_991n)).toBe(Number.MAX_SAFE_INTEGER);
+    expect(sunNumber(0n)).toBe(0);
+    expect(() => sunNumber(9_007_199_254_740_992n)).toThrow(/cannot be written exactly/);
+    expect(() => sunNumber(-1n)).toThrow(/cannot be written exactly/);
   });
 });

@@ -59,3 +59,14 @@ export function units(value: unknown): bigint {
   if (typeof value === 'string' && /^-?\d+$/.test(value)) return BigInt(value);
   throw new Error(`"${String(value)}" is not an integer amount`);
 }
+
+/**
+ * A sun amount as the JSON number java-tron's transaction shapes take. A JavaScript number is exact only up to
+ * 2^53 − 1 (about 9 billion TRX), so anything outside 0..that is refused, never rounded.
+ */
+export function sunNumber(value: bigint): number {
+  if (value < 0n || value > BigInt(Number.MAX_SAFE_INTEGER)) {
+    throw new RangeError(`${value} sun cannot be written exactly as a JSON number`);
+  }
+  return Number(value);
+}

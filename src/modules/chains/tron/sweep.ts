@@ -3,7 +3,7 @@ import type { BuiltForward, ForwardIntent, ForwardStatus } from '../adapter.ts';
 import type { DepositSigningKeys } from '../derivation-check.ts';
 import type { ChainId } from '../registry.ts';
 import { TronApiError, type TronHttp } from './http.ts';
-import { units } from './json.ts';
+import { sunNumber, units } from './json.ts';
 import type { RawBlock } from './scan.ts';
 import {
   addressOfKey,
@@ -155,7 +155,7 @@ export function createTronSweeper(deps: {
       ...blockReference(head),
       expiration: head.timestamp + expirationMs,
       timestamp: Math.max(now(), head.timestamp) + stamp,
-      ...(feeLimit === undefined ? {} : { fee_limit: Number(feeLimit) }),
+      ...(feeLimit === undefined ? {} : { fee_limit: sunNumber(feeLimit) }),
     };
   }
 
@@ -163,7 +163,7 @@ export function createTronSweeper(deps: {
     type: 'TransferContract',
     parameter: {
       type_url: typeUrl('TransferContract'),
-      value: { owner_address: hexAddress(from), to_address: hexAddress(to), amount: Number(amount) },
+      value: { owner_address: hexAddress(from), to_address: hexAddress(to), amount: sunNumber(amount) },
     },
   });
   const delegation = (
@@ -178,7 +178,7 @@ export function createTronSweeper(deps: {
       value: {
         owner_address: hexAddress(resourceAddress ?? ''),
         receiver_address: hexAddress(receiver),
-        balance: Number(balance),
+        balance: sunNumber(balance),
         ...(resource === 'ENERGY' ? { resource } : {}),
       },
     },
