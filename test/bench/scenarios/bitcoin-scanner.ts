@@ -1,6 +1,5 @@
 import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import { secp256k1 } from '@noble/curves/secp256k1.js';
 import { bytesToHex, hexToBytes } from '@noble/hashes/utils.js';
 import { p2wpkh, Transaction } from '@scure/btc-signer';
@@ -24,6 +23,7 @@ import { freePort } from '../../support/net.ts';
 import { startServe } from '../../support/program.ts';
 import { defineScenario, type Measurement, measurement } from '../lib/scenario.ts';
 import { median, round } from '../lib/stats.ts';
+import { wireTimer } from '../lib/wire-timer.ts';
 
 /**
  * The Bitcoin-family (UTXO) scanner against litecoind in regtest, in one run:
@@ -57,35 +57,6 @@ const COIN = 100_000_000n;
 
 const coins = (units: bigint): string => `${units / COIN}.${(units % COIN).toString().padStart(8, '0')}`;
 const randomScript = (): Uint8Array => Uint8Array.of(0x00, 0x14, ...randomBytes(20));
-
-/** Adds up the wall time during which at least one undici request of this process was on the wire. */
-function wireTimer(): { ms(): number; reset(): void; close(): void } {
-  const open = new Set<unknown>();
-  let since = 0;
-  let total = 0;
-  const opened = (message: unknown) => {
-    if (open.size === 0) since = performance.now();
-    open.add((message as { request: unknown }).request);
-  };
-  const closed = (message: unknown) => {
-    if (!open.delete((message as { request: unknown }).request)) return;
-    if (open.size === 0) total += performance.now() - since;
-  };
-  subscribe('undici:request:create', opened);
-  subscribe('undici:request:trailers', closed);
-  subscribe('undici:request:error', closed);
-  return {
-    ms: () => total,
-    reset: () => {
-      total = 0;
-    },
-    close: () => {
-      unsubscribe('undici:request:create', opened);
-      unsubscribe('undici:request:trailers', closed);
-      unsubscribe('undici:request:error', closed);
-    },
-  };
-}
 
 /** A JSON-RPC batch to the node (set-up only). */
 async function batchRpc(

@@ -1,6 +1,5 @@
 import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import { ed25519 } from '@noble/curves/ed25519.js';
 import { base58 } from '@scure/base';
 import { pino } from 'pino';
@@ -27,6 +26,7 @@ import {
 import { startSolanaTestRpc } from '../../support/solana-rpc.ts';
 import { defineScenario, type Measurement, measurement } from '../lib/scenario.ts';
 import { median, round } from '../lib/stats.ts';
+import { wireTimer } from '../lib/wire-timer.ts';
 
 /**
  * The Solana detector against the LiteSVM test RPC (test/support/solana-rpc.ts), in one run:
@@ -52,35 +52,6 @@ const TXS_PER_BLOCK = 1000;
 const WATCHED_EVERY = 10;
 const LIVE_MNEMONIC = 'legal winner thank year wave sausage worth useful legal winner thank yellow';
 const LAMPORTS = 1_000_000_000n;
-
-/** Adds up the wall time during which at least one undici request of this process was on the wire. */
-function wireTimer(): { ms(): number; reset(): void; close(): void } {
-  const open = new Set<unknown>();
-  let since = 0;
-  let total = 0;
-  const opened = (message: unknown) => {
-    if (open.size === 0) since = performance.now();
-    open.add((message as { request: unknown }).request);
-  };
-  const closed = (message: unknown) => {
-    if (!open.delete((message as { request: unknown }).request)) return;
-    if (open.size === 0) total += performance.now() - since;
-  };
-  subscribe('undici:request:create', opened);
-  subscribe('undici:request:trailers', closed);
-  subscribe('undici:request:error', closed);
-  return {
-    ms: () => total,
-    reset: () => {
-      total = 0;
-    },
-    close: () => {
-      unsubscribe('undici:request:create', opened);
-      unsubscribe('undici:request:trailers', closed);
-      unsubscribe('undici:request:error', closed);
-    },
-  };
-}
 
 async function rpcText(url: string, method: string, params: unknown[]): Promise<string> {
   const response = await fetch(url, {
