@@ -4,7 +4,7 @@ import { createAddressDeriver, MAX_DERIVATION_INDEX } from '../src/modules/chain
 import { addressOfKey } from '../src/modules/chains/tron/tx.ts';
 import { strongPassword, testMnemonic, uniqueEmail } from './support/harness.ts';
 import { freePort } from './support/net.ts';
-import { startServe } from './support/program.ts';
+import { startServe, stopProgram } from './support/program.ts';
 import { type FakeTronNode, startFakeTronNode, testKey } from './support/tron-node.ts';
 import { createIsolatedDatabase, waitFor } from './support/webhooks.ts';
 
@@ -91,19 +91,7 @@ describe('live Tron sweeps that burn TRX, and late funds, through the running pr
 
   afterAll(async () => {
     if (producer !== undefined) clearInterval(producer);
-    if (program?.pid !== undefined) {
-      try {
-        process.kill(-program.pid, 'SIGTERM');
-      } catch {
-        // already gone
-      }
-      await new Promise((resolve) => setTimeout(resolve, 500));
-      try {
-        process.kill(-program.pid, 'SIGKILL');
-      } catch {
-        // already gone
-      }
-    }
+    await stopProgram(program);
     await node?.close();
     await drop();
   });

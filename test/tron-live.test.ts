@@ -2,7 +2,7 @@ import type { ChildProcess } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { strongPassword, testMnemonic, uniqueEmail } from './support/harness.ts';
 import { freePort } from './support/net.ts';
-import { startServe } from './support/program.ts';
+import { startServe, stopProgram } from './support/program.ts';
 import { type FakeTronNode, startFakeTronNode, testKey } from './support/tron-node.ts';
 import { createIsolatedDatabase, waitFor } from './support/webhooks.ts';
 
@@ -85,19 +85,7 @@ describe('live Tron payments through the running program against the fake Tron n
 
   afterAll(async () => {
     if (producer !== undefined) clearInterval(producer);
-    if (program?.pid !== undefined) {
-      try {
-        process.kill(-program.pid, 'SIGTERM');
-      } catch {
-        // already gone
-      }
-      await new Promise((resolve) => setTimeout(resolve, 500));
-      try {
-        process.kill(-program.pid, 'SIGKILL');
-      } catch {
-        // already gone
-      }
-    }
+    await stopProgram(program);
     await node?.close();
     await drop();
   });
