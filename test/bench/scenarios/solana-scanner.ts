@@ -87,6 +87,8 @@ async function scannerShare(blocks: number, log: (message: string) => void): Pro
         genesisHash: node.genesisHash,
         confirmations: 32,
         pollIntervalMs: POLL_MS,
+        wsUrl: undefined,
+        wsPollIntervalMs: 10_000,
         feePayerKey: undefined,
         maxPriorityFee: 0n,
         feePayerMinLamports: 0n,

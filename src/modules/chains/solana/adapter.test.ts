@@ -51,6 +51,8 @@ function settings(url: string, genesisHash: string): SolanaChainSettings {
     genesisHash,
     confirmations: 2,
     pollIntervalMs: 100,
+    wsUrl: undefined,
+    wsPollIntervalMs: 10_000,
     feePayerKey: feePayerSeed,
     maxPriorityFee: 1000n,
     feePayerMinLamports: 0n,
