@@ -19,18 +19,21 @@ import {
   tokenTransfer,
 } from '../../../../test/support/solana.ts';
 import { type SolanaTestRpc, startSolanaTestRpc } from '../../../../test/support/solana-rpc.ts';
+import { waitFor } from '../../../../test/support/webhooks.ts';
 import type { BlockRef, Transfer } from '../adapter.ts';
 import { createAddressDeriver } from '../derivation.ts';
 import { createDepositSigningKeys, createDerivationCheck } from '../derivation-check.ts';
 import { createSolanaAdapter, type SolanaAdapter } from './adapter.ts';
 import type { SolanaChainSettings } from './settings.ts';
+import { createSlotWatch } from './slots.ts';
 
 /**
  * The solana adapter against the real SVM (LiteSVM behind the test RPC): blocks by height over skipped slots, SOL and
  * USDC payments read from balances (an ATA created in the payment, two payments in one transaction, a failed
  * transaction), the finalized re-check, SOL and token sweeps with a fee payer (balances and rent), a sweep whose
- * blockhash expired unseen signed again, and the RPC gone and back. The whole program runs against it in
- * test/solana-live.test.ts.
+ * blockhash expired unseen signed again, the RPC gone and back, and the node's slot notifications with the polling
+ * interval they allow. The whole program runs against it in
+ * test/solana-live.test.ts and test/solana-ws.test.ts.
  */
 
 const deriver = createAddressDeriver({ testMnemonic, liveMnemonic: testMnemonic });
@@ -392,6 +395,52 @@ describe('solana adapter against LiteSVM', () => {
     expect(again?.hash).toBe(replaced);
     expect((await adapter.block(head.number + 1))?.parentHash).toBe(again?.hash);
     scanned = head.number + 1;
+  });
+
+  it("the node's slot notifications wake the loop and slow its polling; with the socket down it polls, and finds payments", async () => {
+    const slots = createSlotWatch({
+      url: node.wsUrl,
+      logger,
+      // Slots come only when the test ticks here: no silence is taken as an outage.
+      staleAfterMs: 60_000,
+      backoffMs: { first: 20, max: 100 },
+    });
+    const watching = createSolanaAdapter({
+      settings: { ...settings(node.url, node.genesisHash), wsUrl: node.wsUrl, wsPollIntervalMs: 30_000 },
+      requiredConfirmations: 2,
+      signingKeys,
+      logger,
+      slots,
+    });
+    await watching.start();
+    expect(watching.pollIntervalMs).toBe(100);
+    let wakes = 0;
+    const leave = watching.onActivity?.(() => {
+      wakes += 1;
+    });
+    try {
+      await waitFor('subscribed', () => watching.pollIntervalMs === 30_000);
+      const woken = wakes;
+      node.ticks(2);
+      await waitFor('a wake-up per slot', () => wakes === woken + 2);
+      // The node's PubSub goes away: polling at POLL_MS again, and a payment made meanwhile is found by it.
+      node.websocket(false);
+      await waitFor('polling again', () => watching.pollIntervalMs === 100);
+      const quiet = wakes;
+      const to = deposit(22);
+      const paid = await send(node, payer.signer, [solTransfer(payer.signer, to, 5n * 10n ** 6n)]);
+      node.ticks(2);
+      const found = await scan([to]);
+      expect(found.map((t) => [t.txHash, t.amount])).toEqual([[paid.signature, 5_000_000n]]);
+      expect(wakes).toBe(quiet);
+      node.websocket(true);
+      await waitFor('subscribed again', () => watching.pollIntervalMs === 30_000);
+      expect(slots.stats()).toMatchObject({ connections: 2, outages: 1 });
+    } finally {
+      leave?.();
+      await watching.close();
+      node.websocket(true);
+    }
   });
 
   it('a new process finds the slot of an old block height by reading back from the head (no block known)', async () => {

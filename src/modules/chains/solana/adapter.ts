@@ -8,6 +8,7 @@ import { associatedTokenAccount } from './ata.ts';
 import { createSolanaRpcClient, type SolanaRpcClient } from './rpc.ts';
 import { blockTransfers, type RpcBlock } from './scan.ts';
 import { MAINNET_GENESIS_HASH, MAX_FORWARD_INPUTS, type SolanaChainSettings } from './settings.ts';
+import { createSlotWatch, type SlotWatch } from './slots.ts';
 import { createSolanaSweeper } from './sweep.ts';
 
 /**
@@ -24,6 +25,11 @@ import { createSolanaSweeper } from './sweep.ts';
  * Finality: a deposit is `seen` in a confirmed block (the payment turns `confirming`); once CONFIRMATIONS blocks stand
  * on it, `recheck` asks `getSignatureStatuses` (with the history) and credits only a successful transaction at the
  * `finalized` commitment in the very block it was seen in. One not finalized yet is withheld and asked again next round.
+ *
+ * WebSocket, where configured (WS_URL; slots.ts): each slot the node announces (`slotSubscribe`) wakes the loop
+ * (onActivity) to poll at once, so a payment shows `confirming` within a slot or so of its block being confirmed. The
+ * notifications are wake-ups only — what the poll reads decides, a lost one costs nothing but latency — and the timed
+ * polls go on as the safety net, every WS_POLL_MS while the socket delivers, every POLL_MS while it does not.
  */
 
 export interface SolanaAdapter extends ChainAdapter {
@@ -35,6 +41,9 @@ export interface SolanaAdapter extends ChainAdapter {
   requests(): number;
   /** The fee payer's address and its balance when last read (null before). */
   feePayer(): { address: string | null; lamports: bigint | null };
+  /** The polling interval now: slower while the node's slot notifications arrive. */
+  readonly pollIntervalMs: number;
+  close(): Promise<void>;
 }
 
 interface Known {
@@ -57,6 +66,8 @@ export function createSolanaAdapter(deps: {
   client?: SolanaRpcClient;
   /** How often getHealth and the fee payer's balance are read (default 10 s). */
   healthEveryMs?: number;
+  /** Replaces the slot watch built from settings.wsUrl (tests). */
+  slots?: SlotWatch;
 }): SolanaAdapter {
   const { settings } = deps;
   const isTest = settings.isTest;
@@ -72,6 +83,8 @@ export function createSolanaAdapter(deps: {
       logger,
     });
   const { rpc } = client;
+  const slots =
+    deps.slots ?? (settings.wsUrl === undefined ? null : createSlotWatch({ url: settings.wsUrl, logger }));
   const name = `solana (${isTest ? 'test' : 'live'})`;
   /** Mint → asset code, in this mode. */
   const assets = new Map<string, string>();
@@ -310,8 +323,14 @@ export function createSolanaAdapter(deps: {
     isTest,
     simulated: false,
     requiredConfirmations: deps.requiredConfirmations,
-    pollIntervalMs: settings.pollIntervalMs,
+    get pollIntervalMs() {
+      return slots?.connected() === true ? settings.wsPollIntervalMs : settings.pollIntervalMs;
+    },
+    ...(slots === null ? {} : { onActivity: slots.onActivity }),
     start,
+    async close() {
+      await slots?.close();
+    },
     requests: client.requests,
     feePayer: () => ({ address: sweeper.feePayerAddress(), lamports: feePayerLamports }),
 

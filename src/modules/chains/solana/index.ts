@@ -88,7 +88,30 @@ function lazyAdapter(args: {
     isTest: args.settings.isTest,
     simulated: false,
     requiredConfirmations: args.requiredConfirmations,
-    pollIntervalMs: args.settings.pollIntervalMs,
+    // Slower while the node's slot notifications arrive (the adapter knows): POLL_MS until it is loaded.
+    get pollIntervalMs() {
+      return real?.pollIntervalMs ?? args.settings.pollIntervalMs;
+    },
+    ...(args.settings.wsUrl === undefined
+      ? {}
+      : {
+          onActivity(wake: () => void) {
+            // The loop subscribes before it starts the chain: the socket opens once the adapter is loaded.
+            let leave: (() => void) | undefined;
+            let left = false;
+            use().then(
+              (adapter) => {
+                if (!left) leave = adapter.onActivity?.(wake);
+              },
+              // Loading failed: start() fails the same way and says so; the chain is polled meanwhile.
+              () => {},
+            );
+            return () => {
+              left = true;
+              leave?.();
+            };
+          },
+        }),
     maxForwardInputs: MAX_FORWARD_INPUTS,
     addressKey: (address) => address,
     start: async () => (await use()).start(),
