@@ -33,8 +33,8 @@ import { createIsolatedDatabase, waitFor } from './support/webhooks.ts';
  * SVC_CHAIN_SOLANA_GENESIS_HASH lets it stand in for mainnet; USDC is installed at its mainnet mint. Checked through
  * the API and on the SVM's accounts: SOL and USDC payments (to an existing token account, and one whose transaction
  * creates it), underpaid then topped up, overpaid, a failed transaction not credited, two payments in one transaction,
- * expiry and late funds, SOL and token sweeps with balances and rent, a sweep that expired unseen signed again, and
- * the RPC gone mid-scan.
+ * expiry and late funds, SOL and token sweeps with balances and rent, a sweep that expired unseen signed again, the
+ * RPC gone mid-scan, and a fork abandoning a confirmed block. The node's WebSocket is test/solana-ws.test.ts.
  */
 
 const LIVE_MNEMONIC = 'legal winner thank year wave sausage worth useful legal winner thank yellow';
@@ -373,6 +373,51 @@ describe('live Solana payments through the running program against LiteSVM', { t
     expect(completed.deposits).toHaveLength(1);
     expect(completed.received_amount_native).toBe('0.35');
     await waitFor('ready again', async () => (await fetch(`${base}/readyz`)).status === 200, 10_000);
+  });
+
+  it('a fork abandons the block of two payments before it is finalized: walked back, pending again; one transaction lands again and is counted once, the other is never credited', async () => {
+    const m = await merchant();
+    const dropped = await create(m.key, '0.4', 'SOL');
+    const relanded = await create(m.key, '0.6', 'SOL');
+    const [payerA, payerB] = [await newWallet(node, 5n), await newWallet(node, 5n)];
+    let a: { signature: string };
+    let b: { signature: string };
+    // Slots only when the test makes them: the fork must come before the payments' block is finalized.
+    node.hold(true);
+    try {
+      a = await send(node, payerA.signer, [solTransfer(payerA.signer, dropped.address, 4n * 10n ** 8n)]);
+      b = await send(node, payerB.signer, [solTransfer(payerB.signer, relanded.address, 6n * 10n ** 8n)]);
+      node.tick();
+      for (const p of [dropped, relanded]) {
+        const seen = await until(m.key, p.payment_id, 'confirming', (x) => x.status === 'confirming');
+        expect(seen.deposits).toMatchObject([{ state: 'seen' }]);
+      }
+      node.tick();
+      // Their block and the one on top are abandoned for another fork, in which b's transaction lands again.
+      node.fork(2, { reland: [b.signature] });
+      node.ticks(3);
+      const back = await until(m.key, dropped.payment_id, 'pending again', (x) => x.status === 'pending');
+      expect(back.deposits).toMatchObject([{ tx_hash: a.signature, state: 'reverted' }]);
+      expect(back.received_amount_native).toBe('0');
+    } finally {
+      node.hold(false);
+    }
+    const done = await until(m.key, relanded.payment_id, 'completed', (x) => x.status === 'completed');
+    expect(done.deposits).toEqual([
+      expect.objectContaining({ tx_hash: b.signature, state: 'final', amount_native: '0.6' }),
+    ]);
+    expect(done.received_amount_native).toBe('0.6');
+    expect(types(done).filter((type) => type === 'payment.confirmed')).toHaveLength(1);
+    // The dropped one stays uncredited once the new fork is finalized well past it (and scanned: b completed there).
+    const forkedAt = node.confirmedSlot();
+    await waitFor('the new fork finalized', () => node.finalizedSlot() > forkedAt, 10_000);
+    await until(m.key, relanded.payment_id, 'swept', (x) => x.forwarded_at !== null, 30_000);
+    const never = await get(m.key, dropped.payment_id);
+    expect(never.status).toBe('pending');
+    expect(never.deposits).toMatchObject([{ tx_hash: a.signature, state: 'reverted' }]);
+    expect(types(never)).not.toContain('payment.confirmed');
+    expect(balance(node, dropped.address)).toBe(0n);
+    expect(balance(node, m.payout)).toBe(6n * 10n ** 8n);
   });
 
   it('expiry and late funds: the expired payment records late funds, keeps its status, and is swept', async () => {

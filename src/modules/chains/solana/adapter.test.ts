@@ -31,8 +31,8 @@ import { createSlotWatch } from './slots.ts';
  * The solana adapter against the real SVM (LiteSVM behind the test RPC): blocks by height over skipped slots, SOL and
  * USDC payments read from balances (an ATA created in the payment, two payments in one transaction, a failed
  * transaction), the finalized re-check, SOL and token sweeps with a fee payer (balances and rent), a sweep whose
- * blockhash expired unseen signed again, the RPC gone and back, and the node's slot notifications with the polling
- * interval they allow. The whole program runs against it in
+ * blockhash expired unseen signed again, the RPC gone and back, forks (a confirmed block abandoned, its slot skipped
+ * after), and the node's slot notifications with the polling interval they allow. The whole program runs against it in
  * test/solana-live.test.ts and test/solana-ws.test.ts.
  */
 
@@ -395,6 +395,109 @@ describe('solana adapter against LiteSVM', () => {
     expect(again?.hash).toBe(replaced);
     expect((await adapter.block(head.number + 1))?.parentHash).toBe(again?.hash);
     scanned = head.number + 1;
+  });
+
+  it('a fork abandons the block of two payments: the new fork is read, one transaction dropped, the other landing again once', async () => {
+    const [a, b] = [deposit(20), deposit(21)];
+    const [payerA, payerB] = [await newWallet(node, 1n), await newWallet(node, 1n)];
+    node.tick();
+    await scan([]);
+    /** The watcher's record: the block it scanned at each height. */
+    const recorded = new Map<number, BlockRef>();
+    const start = await adapter.block(scanned);
+    if (start === null) throw new Error('no block');
+    recorded.set(start.number, start);
+    /** What the watcher does: each next block must be the child of the one recorded under it, else walk back. */
+    async function follow() {
+      const found: Array<Transfer & { block: BlockRef }> = [];
+      let ancestor: number | null = null;
+      const head = await adapter.head();
+      let height = Math.max(...recorded.keys()) + 1;
+      while (head !== null && height <= head.number) {
+        const block = await adapter.block(height);
+        if (block === null) throw new Error(`block ${height} missing under the head ${head.number}`);
+        if (block.parentHash !== recorded.get(height - 1)?.hash) {
+          let back = height - 1;
+          while ((await adapter.block(back))?.hash !== recorded.get(back)?.hash) back -= 1;
+          for (const key of [...recorded.keys()]) if (key > back) recorded.delete(key);
+          ancestor = back;
+          height = back + 1;
+          continue;
+        }
+        recorded.set(height, block);
+        for (const transfer of await adapter.transfers(block, new Set([a, b])))
+          found.push({ ...transfer, block });
+        height += 1;
+      }
+      scanned = height - 1;
+      return { found, ancestor };
+    }
+    const paidA = await send(node, payerA.signer, [solTransfer(payerA.signer, a, 3n * 10n ** 8n)]);
+    const paidB = await send(node, payerB.signer, [solTransfer(payerB.signer, b, 4n * 10n ** 8n)]);
+    node.tick();
+    node.tick();
+    const before = await follow();
+    const paidIn = (t: Transfer) => [t.txHash, t.to, t.amount];
+    expect(before.found.map(paidIn)).toEqual([
+      [paidA.signature, a, 3n * 10n ** 8n],
+      [paidB.signature, b, 4n * 10n ** 8n],
+    ]);
+    const seenIn = before.found[0]?.block as BlockRef;
+    // The block of both payments and the one on top are abandoned; B's transaction lands again in the new fork.
+    const abandoned = node.fork(2, { reland: [paidB.signature] });
+    node.ticks(3);
+    const after = await follow();
+    expect(after.ancestor).toBe(seenIn.number - 1);
+    expect(after.found.map(paidIn)).toEqual([[paidB.signature, b, 4n * 10n ** 8n]]);
+    const relandedIn = after.found[0]?.block as BlockRef;
+    expect(relandedIn.number).toBe(seenIn.number);
+    expect(relandedIn.hash).not.toBe(seenIn.hash);
+    // The cluster as it is now: A never happened, B once; the abandoned slots are skipped.
+    expect(balance(node, a)).toBe(0n);
+    expect(balance(node, b)).toBe(4n * 10n ** 8n);
+    const skipped = await fetch(node.url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'getBlock',
+        params: [abandoned[0], { commitment: 'confirmed' }],
+      }),
+    });
+    expect(((await skipped.json()) as { error?: { code: number } }).error?.code).toBe(-32007);
+    // Where they were first seen neither stands, ever; B stands in its new block once that is finalized.
+    const at = (txHash: string, block: BlockRef) => ({
+      txHash,
+      blockNumber: block.number,
+      blockHash: block.hash,
+    });
+    node.ticks(4);
+    expect(await adapter.recheck([at(paidA.signature, seenIn), at(paidB.signature, seenIn)])).toEqual(
+      new Set(),
+    );
+    expect(await adapter.recheck([at(paidB.signature, relandedIn)])).toEqual(new Set([paidB.signature]));
+    await scan([]);
+  });
+
+  it('slots learnt before a fork are not trusted after it: a height whose slot was abandoned is read on the new fork', async () => {
+    node.tick();
+    await scan([]);
+    const base = scanned;
+    node.ticks(3);
+    // The head is read, and the next height learns the slots of the three new blocks (one getBlocks).
+    await adapter.head();
+    const next = await adapter.block(base + 1);
+    node.fork(2);
+    node.ticks(3);
+    await adapter.head();
+    // The slot it learnt for base + 2 is skipped now: the height is found on the new fork, not left missing.
+    const moved = await adapter.block(base + 2);
+    expect(moved?.parentHash).toBe(next?.hash);
+    const top = await adapter.block(base + 3);
+    expect(top?.parentHash).toBe(moved?.hash);
+    expect((await adapter.block(base + 4))?.parentHash).toBe(top?.hash);
+    scanned = base + 4;
   });
 
   it("the node's slot notifications wake the loop and slow its polling; with the socket down it polls, and finds payments", async () => {

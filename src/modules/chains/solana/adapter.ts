@@ -95,6 +95,8 @@ export function createSolanaAdapter(deps: {
   const mints = new Set(assets.keys());
   const nativeCode = info.nativeAsset.code;
   const byHeight = new Map<number, Known>();
+  /** The highest height in byHeight or slotByHeight (a bound: it may be above what they still hold). */
+  let highestKnown = -1;
   /** Heights whose full block is kept, oldest first. */
   const fullHeights: number[] = [];
   let startProblem: string | null = null;
@@ -115,6 +117,7 @@ export function createSolanaAdapter(deps: {
 
   function remember(entry: Known): Known {
     byHeight.set(entry.ref.number, entry);
+    highestKnown = Math.max(highestKnown, entry.ref.number);
     if (byHeight.size > 4096) {
       const lowest = [...byHeight.keys()].sort((a, b) => a - b).slice(0, 1024);
       for (const height of lowest) byHeight.delete(height);
@@ -188,7 +191,10 @@ export function createSolanaAdapter(deps: {
     if (slotByHeight.size > 50_000) slotByHeight.clear();
     slots.forEach((slot, index) => {
       const height = lastHeight - (slots.length - 1 - index);
-      if (height >= from && height <= from + LEARN_AHEAD) slotByHeight.set(height, slot);
+      if (height >= from && height <= from + LEARN_AHEAD) {
+        slotByHeight.set(height, slot);
+        highestKnown = Math.max(highestKnown, height);
+      }
     });
   }
 
@@ -253,10 +259,16 @@ export function createSolanaAdapter(deps: {
   let highestReturned = -1;
 
   function forgetFrom(height: number): void {
-    for (const key of [...byHeight.keys()]) if (key >= height) byHeight.delete(key);
-    for (const key of [...slotByHeight.keys()]) if (key >= height) slotByHeight.delete(key);
+    dropAbove(height - 1);
     if (lastHead !== null && lastHead.ref.number >= height) lastHead = null;
     highestReturned = height - 1;
+  }
+
+  /** Forgets the blocks and slots known above `height`. */
+  function dropAbove(height: number): void {
+    for (const key of [...byHeight.keys()]) if (key > height) byHeight.delete(key);
+    for (const key of [...slotByHeight.keys()]) if (key > height) slotByHeight.delete(key);
+    highestKnown = Math.min(highestKnown, height);
   }
 
   async function headKnown(): Promise<Known> {
@@ -270,7 +282,10 @@ export function createSolanaAdapter(deps: {
     // The head is the next block the watcher scans when it keeps up: fetched whole once.
     const block = await fetchBlock(slot, true);
     if (block === null) throw new Error(`solana: no block at the confirmed slot ${slot}`);
-    lastHead = remember(toKnown(slot, block, true));
+    const head = toKnown(slot, block, true);
+    // Nothing stands above the confirmed head: blocks known above it were of a fork the cluster abandoned.
+    if (highestKnown > head.ref.number) dropAbove(head.ref.number);
+    lastHead = remember(head);
     return lastHead;
   }
 
@@ -366,18 +381,25 @@ export function createSolanaAdapter(deps: {
         highestReturned = Math.max(highestReturned, number);
         return cached.ref;
       }
-      const slot = await slotOf(number);
-      if (slot === null) return null;
-      const block = await fetchBlock(slot, true);
-      if (block === null) return null;
-      const entry = remember(toKnown(slot, block, true));
-      if (entry.ref.number !== number) {
-        // The height map is off (a fork left under it): start again from the head.
+      for (let attempt = 1; ; attempt++) {
+        const slot = await slotOf(number);
+        if (slot === null) return null;
+        const block = await fetchBlock(slot, true);
+        const found = block === null ? null : toKnown(slot, block, true);
+        if (found !== null && found.ref.number === number) {
+          remember(found);
+          highestReturned = Math.max(highestReturned, number);
+          return found.ref;
+        }
+        // The slot map is stale: that slot's block was on a fork the cluster abandoned (its slot skipped now), or the
+        // heights were counted from such a block. Forget it all and count the slots back from the confirmed head.
         forgetFrom(0);
-        throw new Error(`solana: slot ${slot} holds block height ${entry.ref.number}, not ${number}`);
+        if (attempt === 2) {
+          // Still no block: a node whose getBlock lags its getSlot (a load-balanced provider); the next poll asks again.
+          if (found === null) return null;
+          throw new Error(`solana: slot ${slot} holds block height ${found.ref.number}, not ${number}`);
+        }
       }
-      highestReturned = Math.max(highestReturned, number);
-      return entry.ref;
     },
 
     async transfers(block, watched) {
