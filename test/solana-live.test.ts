@@ -2,7 +2,6 @@ import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { ed25519 } from '@noble/curves/ed25519.js';
 import { base58 } from '@scure/base';
-import { generateKeyPairSigner } from '@solana/kit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAddressDeriver } from '../src/modules/chains/derivation.ts';
 import { strongPassword, testMnemonic, uniqueEmail } from './support/harness.ts';
@@ -17,6 +16,7 @@ import {
   mintTo,
   newWallet,
   send,
+  solanaMerchant,
   solTransfer,
   TEST_USDC_MINT,
   type TestWallet,
@@ -142,25 +142,7 @@ describe('live Solana payments through the running program against LiteSVM', { t
   const api = keyedApi(() => base);
 
   /** A merchant with a live key and a fresh live payout wallet (an account that does not exist yet). */
-  async function merchant(): Promise<{ key: string; payout: string }> {
-    const signup = await fetch(`${base}/v1/auth/signup`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ email: uniqueEmail(), password: strongPassword }),
-    });
-    const { token } = (await signup.json()) as { token: string };
-    const pair = (await (
-      await fetch(`${base}/v1/keypairs`, { method: 'POST', headers: { authorization: `Bearer ${token}` } })
-    ).json()) as { live: { full_key: string } };
-    const payout = (await generateKeyPairSigner()).address;
-    const wallets = await fetch(`${base}/v1/settings/payout-wallets?is_test=false`, {
-      method: 'PUT',
-      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ solana: payout }),
-    });
-    if (wallets.status !== 200) throw new Error(`payout wallets: ${wallets.status} ${await wallets.text()}`);
-    return { key: pair.live.full_key, payout };
-  }
+  const merchant = () => solanaMerchant(base);
 
   const create = (key: string, amount: string, asset: 'SOL' | 'USDC', expiresIn?: number) =>
     api<Payment>('POST', '/payments', key, {
@@ -438,23 +420,7 @@ describe('live Solana payments through the running program against LiteSVM', { t
   });
 
   it('test mode on a real test cluster: a test key pays on the RPC, not on the simulator; swept by the derived fee payer', async () => {
-    const signup = await fetch(`${base}/v1/auth/signup`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ email: uniqueEmail(), password: strongPassword }),
-    });
-    const { token } = (await signup.json()) as { token: string };
-    const pair = (await (
-      await fetch(`${base}/v1/keypairs`, { method: 'POST', headers: { authorization: `Bearer ${token}` } })
-    ).json()) as { test: { full_key: string } };
-    const testKey = pair.test.full_key;
-    const payout = (await generateKeyPairSigner()).address;
-    const wallets = await fetch(`${base}/v1/settings/payout-wallets?is_test=true`, {
-      method: 'PUT',
-      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ solana: payout }),
-    });
-    expect(wallets.status).toBe(200);
+    const { key: testKey, payout } = await solanaMerchant(base, 'test');
     const p = await api<Payment & { deposits: Array<{ simulated: boolean }> }>('POST', '/payments', testKey, {
       chain: 'solana',
       amount: '2.5',

@@ -14,7 +14,7 @@ import {
   type Transaction,
 } from '@solana/kit';
 import { FailedTransactionMetadata, LiteSVM } from 'litesvm';
-import { type WebSocket, WebSocketServer } from 'ws';
+import { startSolanaPubSub } from './solana-pubsub.ts';
 
 /**
  * A small Solana JSON-RPC server over LiteSVM (the real SVM with the System, SPL Token and Associated Token Account
@@ -201,56 +201,13 @@ export async function startSolanaTestRpc(
   let limited = 0;
   const counts = new Map<string, number>();
   const sent: string[] = [];
-  /** Open WebSockets and their slot subscriptions (ids). */
-  const sockets = new Map<WebSocket, Set<number>>();
-  let nextSubscription = 0;
-  let websocketOn = true;
-  let wsAccepted = 0;
-  let wsRefused = 0;
+  /** The PubSub WebSocket: slotSubscribe, a notification per new block. */
+  const pubsub = await startSolanaPubSub({
+    count: (method) => counts.set(method, (counts.get(method) ?? 0) + 1),
+  });
 
   function notifySlot(block: Block): void {
-    for (const [socket, subscriptions] of sockets) {
-      for (const subscription of subscriptions) {
-        socket.send(
-          JSON.stringify({
-            jsonrpc: '2.0',
-            method: 'slotNotification',
-            params: {
-              result: { parent: block.parentSlot, root: finalizedSlot(), slot: block.slot },
-              subscription,
-            },
-          }),
-        );
-      }
-    }
-  }
-
-  /** One PubSub message: slotSubscribe / slotUnsubscribe; anything else with an id is "Method not found". */
-  function onPubSub(socket: WebSocket, text: string): void {
-    let call: { id?: unknown; method?: unknown; params?: unknown };
-    try {
-      call = JSON.parse(text) as typeof call;
-    } catch {
-      return;
-    }
-    const method = String(call.method);
-    counts.set(method, (counts.get(method) ?? 0) + 1);
-    // Notifications of the client's own (kit's keep-alive `ping`) have no id and get no answer.
-    if (call.id === undefined || call.id === null) return;
-    const subscriptions = sockets.get(socket);
-    if (subscriptions === undefined) return;
-    let reply: Record<string, unknown>;
-    if (method === 'slotSubscribe') {
-      nextSubscription += 1;
-      subscriptions.add(nextSubscription);
-      reply = { result: nextSubscription };
-    } else if (method === 'slotUnsubscribe') {
-      const id = Number((call.params as unknown[] | undefined)?.[0]);
-      reply = { result: subscriptions.delete(id) };
-    } else {
-      reply = { error: { code: -32601, message: 'Method not found' } };
-    }
-    socket.send(JSON.stringify({ jsonrpc: '2.0', id: call.id, ...reply }));
+    pubsub.notifySlot({ slot: block.slot, parent: block.parentSlot, root: finalizedSlot() });
   }
 
   // Genesis block at slot 0.
@@ -724,23 +681,6 @@ export async function startSolanaTestRpc(
   const server: Server = createServer(onRequest);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const port = (server.address() as AddressInfo).port;
-  const pubsub: Server = createServer((_request, response) => response.writeHead(426).end());
-  const wss = new WebSocketServer({ noServer: true });
-  pubsub.on('upgrade', (request, socket, head) => {
-    if (!websocketOn) {
-      wsRefused += 1;
-      socket.end('HTTP/1.1 503 Service Unavailable\r\nConnection: close\r\n\r\n');
-      return;
-    }
-    wss.handleUpgrade(request, socket, head, (ws) => {
-      wsAccepted += 1;
-      sockets.set(ws, new Set());
-      ws.on('message', (data) => onPubSub(ws, String(data)));
-      ws.on('close', () => sockets.delete(ws));
-    });
-  });
-  await new Promise<void>((resolve) => pubsub.listen(0, '127.0.0.1', resolve));
-  const wsPort = (pubsub.address() as AddressInfo).port;
   const timer =
     (options.slotMs ?? 0) > 0
       ? setInterval(() => {
@@ -772,12 +712,9 @@ export async function startSolanaTestRpc(
       const block = tx === undefined ? undefined : blocks.get(tx.slot);
       return block?.transactions.includes(tx as RecordedTransaction) === true ? block.madeAt : undefined;
     },
-    wsUrl: `ws://127.0.0.1:${wsPort}`,
-    websocket(on) {
-      websocketOn = on;
-      if (!on) for (const socket of sockets.keys()) socket.terminate();
-    },
-    wsConnections: () => ({ accepted: wsAccepted, refused: wsRefused }),
+    wsUrl: pubsub.url,
+    websocket: pubsub.accepting,
+    wsConnections: pubsub.connections,
     replaceNewestBlock() {
       const block = newest();
       if (block.transactions.length > 0 || block.slot <= finalizedSlot()) {
@@ -817,10 +754,7 @@ export async function startSolanaTestRpc(
     sent,
     async close() {
       if (timer !== undefined) clearInterval(timer);
-      for (const socket of sockets.keys()) socket.terminate();
-      wss.close();
-      pubsub.closeAllConnections();
-      await new Promise<void>((resolve) => pubsub.close(() => resolve()));
+      await pubsub.stop();
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },

@@ -1,94 +1,17 @@
-import { createServer as createHttpServer, type Server } from 'node:http';
 import { createServer as createTcpServer } from 'node:net';
 import { pino } from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
-import { type WebSocket, WebSocketServer } from 'ws';
 import { freePort } from '../../../../test/support/net.ts';
+import { startSolanaPubSub } from '../../../../test/support/solana-pubsub.ts';
 import { waitFor } from '../../../../test/support/webhooks.ts';
 import { createSlotWatch, type SlotWatch } from './slots.ts';
 
 /**
- * The slot watch against a real WebSocket server speaking Solana's PubSub (`slotSubscribe`, `slotNotification`) through
- * kit's real client: wake-ups per slot, a server that restarts (refused, then reset connections while it is away), one
+ * The slot watch against a real WebSocket server speaking Solana's PubSub (test/support/solana-pubsub.ts:
+ * `slotSubscribe`, `slotNotification`) through kit's real client: wake-ups per slot, a server that restarts (refused, then reset connections while it is away), one
  * that closes cleanly or goes silent, and a URL nothing listens on. What the loop does with the wake-ups is
  * src/modules/chains/jobs.test.ts; the adapter's polling with the socket down is adapter.test.ts.
  */
-
-interface PubSubServer {
-  url: string;
-  /** Subscriptions confirmed so far. */
-  subscriptions(): number;
-  /** Sockets open now. */
-  open(): number;
-  /** A slotNotification to every subscriber. */
-  notify(slot: number): void;
-  /** Closes every socket with a normal closure (1000), as a node shutting a connection down cleanly. */
-  closeSockets(): void;
-  /** false: subscriptions are confirmed but no notification is ever sent (a half-dead node). */
-  speaking(on: boolean): void;
-  stop(): Promise<void>;
-  start(): Promise<void>;
-}
-
-async function startPubSub(port: number): Promise<PubSubServer> {
-  const sockets = new Map<WebSocket, number[]>();
-  let confirmed = 0;
-  let speaking = true;
-  let http: Server | undefined;
-  const wss = new WebSocketServer({ noServer: true });
-  const start = async () => {
-    http = createHttpServer((_request, response) => response.writeHead(426).end());
-    http.on('upgrade', (request, socket, head) =>
-      wss.handleUpgrade(request, socket, head, (ws) => {
-        sockets.set(ws, []);
-        ws.on('close', () => sockets.delete(ws));
-        ws.on('message', (data) => {
-          const call = JSON.parse(String(data)) as { id?: number; method?: string };
-          if (call.method !== 'slotSubscribe' || call.id === undefined) return;
-          confirmed += 1;
-          sockets.get(ws)?.push(confirmed);
-          ws.send(JSON.stringify({ jsonrpc: '2.0', id: call.id, result: confirmed }));
-        });
-      }),
-    );
-    const server = http;
-    await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
-  };
-  await start();
-  return {
-    url: `ws://127.0.0.1:${port}`,
-    subscriptions: () => confirmed,
-    open: () => sockets.size,
-    notify(slot) {
-      if (!speaking) return;
-      for (const [ws, ids] of sockets) {
-        for (const subscription of ids) {
-          ws.send(
-            JSON.stringify({
-              jsonrpc: '2.0',
-              method: 'slotNotification',
-              params: { result: { parent: slot - 1, root: slot - 32, slot }, subscription },
-            }),
-          );
-        }
-      }
-    },
-    closeSockets() {
-      for (const ws of sockets.keys()) ws.close(1000);
-    },
-    speaking(on) {
-      speaking = on;
-    },
-    async stop() {
-      for (const ws of sockets.keys()) ws.terminate();
-      const server = http;
-      if (server === undefined) return;
-      server.closeAllConnections();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-    },
-    start,
-  };
-}
 
 /** A logger whose lines the test reads. */
 function recordingLogger() {
@@ -105,7 +28,7 @@ describe('Solana slot notifications as wake-ups', { timeout: 30_000 }, () => {
   });
 
   async function setUp(staleAfterMs = 10_000) {
-    const server = await startPubSub(await freePort());
+    const server = await startSolanaPubSub();
     const log = recordingLogger();
     const watch: SlotWatch = createSlotWatch({
       url: server.url,
@@ -129,7 +52,7 @@ describe('Solana slot notifications as wake-ups', { timeout: 30_000 }, () => {
   it('wakes the loop on each slot the node announces, and once more when it connects', async () => {
     const { server, watch, wakes, log } = await setUp();
     expect(wakes()).toBe(1); // on connecting: slots may have passed unannounced
-    for (let slot = 100; slot < 105; slot++) server.notify(slot);
+    for (let slot = 100; slot < 105; slot++) server.notifySlot({ slot, parent: slot - 1, root: slot - 32 });
     await waitFor('five notifications', () => watch.stats().received === 5);
     expect(wakes()).toBe(6);
     expect(watch.stats()).toEqual({ received: 5, attempts: 1, connections: 1, outages: 0 });
@@ -160,7 +83,7 @@ describe('Solana slot notifications as wake-ups', { timeout: 30_000 }, () => {
     await server.start();
     await waitFor('back', () => watch.connected());
     const woken = wakes();
-    server.notify(200);
+    server.notifySlot({ slot: 200, parent: 199, root: 168 });
     await waitFor('woken by the new socket', () => wakes() > woken);
     expect(log.said('Solana WebSocket back')).toHaveLength(1);
     expect(log.said('Solana WebSocket down')).toHaveLength(1);
@@ -171,7 +94,7 @@ describe('Solana slot notifications as wake-ups', { timeout: 30_000 }, () => {
     const { server, watch, log } = await setUp(1500);
     // Slots keep coming faster than the watchdog's 1.5 s: the socket stays.
     for (let slot = 1; slot <= 4; slot++) {
-      server.notify(slot);
+      server.notifySlot({ slot, parent: slot - 1, root: slot - 32 });
       await waitFor(`slot ${slot}`, () => watch.stats().received === slot);
     }
     expect(watch.stats().connections).toBe(1);
