@@ -546,6 +546,34 @@ describe('solana adapter against LiteSVM', () => {
     }
   });
 
+  it('a node on another cluster: its slots wake nothing (start() is retried at the polling interval, not per slot)', async () => {
+    const slots = createSlotWatch({ url: node.wsUrl, logger, staleAfterMs: 60_000 });
+    const wrong = createSolanaAdapter({
+      settings: {
+        ...settings(node.url, '5eykt4UsFv8P8NJdTREpY1vzqKqZKvdpKuc147dw2N9d'),
+        wsUrl: node.wsUrl,
+      },
+      requiredConfirmations: 2,
+      signingKeys,
+      logger,
+      slots,
+    });
+    let wakes = 0;
+    const leave = wrong.onActivity?.(() => {
+      wakes += 1;
+    });
+    try {
+      await expect(wrong.start()).rejects.toThrow(/genesis hash/);
+      await waitFor('subscribed', () => slots.connected());
+      node.ticks(2);
+      await waitFor('two slots announced', () => slots.stats().received >= 2);
+      expect(wakes).toBe(0);
+    } finally {
+      leave?.();
+      await wrong.close();
+    }
+  });
+
   it('a new process finds the slot of an old block height by reading back from the head (no block known)', async () => {
     node.skipSlots(3);
     node.ticks(6);

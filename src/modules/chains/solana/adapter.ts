@@ -341,7 +341,15 @@ export function createSolanaAdapter(deps: {
     get pollIntervalMs() {
       return slots?.connected() === true ? settings.wsPollIntervalMs : settings.pollIntervalMs;
     },
-    ...(slots === null ? {} : { onActivity: slots.onActivity }),
+    ...(slots === null
+      ? {}
+      : {
+          // Until the node is known to be the right cluster (start), a wake-up would only retry start() at every slot.
+          onActivity: (wake: () => void) =>
+            slots.onActivity(() => {
+              if (started) wake();
+            }),
+        }),
     start,
     async close() {
       await slots?.close();
