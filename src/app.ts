@@ -21,6 +21,7 @@ import { accountsRoutes } from './modules/accounts/routes.ts';
 import { chainsRoutes } from './modules/chains/routes.ts';
 import { keysRoutes } from './modules/keys/routes.ts';
 import { paymentsRoutes } from './modules/payments/routes.ts';
+import { refundsRoutes } from './modules/refunds/routes.ts';
 import { settingsRoutes } from './modules/settings/routes.ts';
 import { simulatorRoutes } from './modules/simulator/routes.ts';
 import { webhookDeliveryRoutes } from './modules/webhooks/delivery/routes.ts';
@@ -175,6 +176,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       await v1.register(webhookEndpointRoutes(context));
       await v1.register(webhookDeliveryRoutes(context));
       await v1.register(paymentsRoutes(context));
+      await v1.register(refundsRoutes(context));
       await v1.register(simulatorRoutes(context));
       await v1.register(settingsRoutes(context));
     },

@@ -17,6 +17,8 @@ import { createKeysService } from './modules/keys/service.ts';
 import { createPaymentsRepo } from './modules/payments/repo.ts';
 import { createPaymentsService, type RateProvider } from './modules/payments/service.ts';
 import { createDefaultRatesService } from './modules/rates/index.ts';
+import { refundsRepo } from './modules/refunds/repo.ts';
+import { createRefundsService } from './modules/refunds/service.ts';
 import { createSettingsRepo } from './modules/settings/repo.ts';
 import { createSettingsService } from './modules/settings/service.ts';
 import { createSimulatorService } from './modules/simulator/service.ts';
@@ -96,6 +98,11 @@ export function buildServices({
     deriver,
     signingKeys: createDepositSigningKeys(deriver, derivationCheck),
     logger: logger?.child({ worker: 'chains' }),
+    // Signed refunds sit beside the forwards: their nonces are taken, and they are re-sent like sweeps.
+    outgoing: {
+      byHash: (chain, isTest, txHash) => refundsRepo.rawByHash(db, chain, isTest, txHash),
+      open: (chain, isTest) => refundsRepo.openRaw(db, chain, isTest),
+    },
   });
   const derivation = config.derivationThread
     ? createDerivationThread({
@@ -127,12 +134,22 @@ export function buildServices({
     ledger: depositLedger,
   });
   const simulator = createSimulatorService({ db, clock, payments, adapters: chainAdapters });
+  const refunds = createRefundsService({
+    db,
+    clock,
+    publicUrl: config.publicUrl,
+    masterKey: config.masterKey,
+    payments,
+    events,
+    adapterOf: (chain, isTest) => chainAdapters.get(chain, isTest),
+  });
   return {
     accounts,
     keys,
     webhookEndpoints,
     events,
     payments,
+    refunds,
     settings,
     simulator,
     ssrfGuard,

@@ -3,6 +3,8 @@ import type { Config } from './config.ts';
 import type { Database } from './db/client.ts';
 import type { Clock } from './lib/clock.ts';
 import { createSettlementJobs } from './modules/chains/jobs.ts';
+import { refundLedger } from './modules/chains/ledger.ts';
+import { createRefundSender } from './modules/refunds/sender.ts';
 import { createRetentionJob } from './modules/retention/jobs.ts';
 import { createConfiguredDeliveryWorker } from './modules/webhooks/delivery/worker.ts';
 import type { Services } from './services.ts';
@@ -53,6 +55,18 @@ export function backgroundWorkers({
     simBlockMs: config.simBlockMs,
     lateWatchDays: config.lateWatchDays,
     logger: logger.child({ worker: 'settlement' }),
+    chainTasks: [
+      (adapter) =>
+        createRefundSender({
+          db: database.db,
+          clock,
+          adapter,
+          payments: services.payments,
+          ledger: refundLedger,
+          refunds: services.refunds,
+          logger: logger.child({ worker: 'refunds', chain: adapter.chain, isTest: adapter.isTest }),
+        }),
+    ],
   });
   const retention = createRetentionJob({
     clock,

@@ -15,6 +15,7 @@ export * from './password-resets.ts';
 export * from './payments.ts';
 export * from './payout-wallet-changes.ts';
 export * from './payout-wallets.ts';
+export * from './refunds.ts';
 export * from './sim-blocks.ts';
 export * from './sim-transfers.ts';
 export * from './webhook-attempts.ts';

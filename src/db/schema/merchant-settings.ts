@@ -1,4 +1,4 @@
-import { integer, pgTable, text, timestamp } from 'drizzle-orm/pg-core';
+import { boolean, integer, pgTable, text, timestamp } from 'drizzle-orm/pg-core';
 import { merchants } from './merchants.ts';
 
 /**
@@ -16,5 +16,7 @@ export const merchantSettings = pgTable('merchant_settings', {
   overpaymentToleranceAmount: text('overpayment_tolerance_amount').notNull().default('0'),
   /** Window of new payments that do not give `expires_in`, in seconds. */
   defaultWindowSeconds: integer('default_window_seconds').notNull(),
+  /** Overpaid excess is refunded on its own: a refund is created, and sent as soon as the payer gives an address. */
+  autoRefundOverpaid: boolean('auto_refund_overpaid').notNull().default(false),
   updatedAt: timestamp('updated_at', { withTimezone: true, mode: 'date' }).notNull(),
 });

@@ -142,7 +142,8 @@ export function createForwarder(deps: ForwarderDeps) {
         amount: 0n,
         outputs: [],
       };
-      input.amount += BigInt(deposit.amount);
+      // What refunds sent back from the address is not there to sweep.
+      input.amount += BigInt(deposit.amount) - BigInt(deposit.refunded);
       input.outputs?.push({
         txHash: deposit.txHash,
         outputIndex: deposit.outputIndex,
@@ -295,7 +296,8 @@ export function createForwarder(deps: ForwarderDeps) {
         amount: 0n,
         outputs: [],
       };
-      input.amount += BigInt(deposit.amount);
+      // What refunds sent back from the address is not there to sweep.
+      input.amount += BigInt(deposit.amount) - BigInt(deposit.refunded);
       input.outputs?.push({
         txHash: deposit.txHash,
         outputIndex: deposit.outputIndex,

@@ -25,6 +25,16 @@ export interface SettlementJobsDeps {
   expiryIntervalMs?: number;
   elector?: LeaderElector;
   afterIntent?: ForwarderDeps['afterIntent'];
+  /**
+   * More work of each chain's loop, run by its leader after the forwarder (refunds): one task per adapter, made when
+   * the loop starts. `hasOpenWork` keeps a simulated chain making blocks while the task waits for confirmations.
+   */
+  chainTasks?: ReadonlyArray<(adapter: ChainAdapter) => ChainTask>;
+}
+
+interface ChainTask {
+  run(): Promise<unknown>;
+  hasOpenWork?(): Promise<boolean>;
 }
 
 export interface SettlementJobs {
@@ -92,6 +102,11 @@ export function createSettlementJobs(deps: SettlementJobsDeps): SettlementJobs {
       logger: log,
       afterIntent: deps.afterIntent,
     });
+    const tasks = (deps.chainTasks ?? []).map((make) => make(adapter));
+    const tasksBusy = async (): Promise<boolean> => {
+      for (const task of tasks) if ((await task.hasOpenWork?.()) === true) return true;
+      return false;
+    };
     const blockSeconds = getChain(adapter.chain)?.blockTimeSeconds ?? 10;
     // Read before every wait: an adapter may poll less often while its node pushes notifications (onActivity).
     const intervalMs = (): number =>
@@ -149,7 +164,8 @@ export function createSettlementJobs(deps: SettlementJobsDeps): SettlementJobs {
           if (isSimulated(adapter)) {
             busy =
               (await adapter.hasPendingTransfers()) ||
-              (await chainsRepo.hasOpenWork(db, adapter.chain, adapter.isTest));
+              (await chainsRepo.hasOpenWork(db, adapter.chain, adapter.isTest)) ||
+              (await tasksBusy());
             if (busy) {
               await adapter.produceBlock();
               await watcher.poll();
@@ -160,6 +176,7 @@ export function createSettlementJobs(deps: SettlementJobsDeps): SettlementJobs {
           if (Date.now() - lastForward >= forwardEveryMs()) {
             lastForward = Date.now();
             await forwarder.run();
+            for (const task of tasks) await task.run();
           }
         }
         failing.delete(name);

@@ -252,6 +252,9 @@ export const chainsRepo = {
           eq(deposits.isTest, isTest),
           eq(deposits.state, 'final'),
           sql`${deposits.forwardId} is null`,
+          // Held by a refund sending from the address, or sent back whole: nothing for a sweep.
+          sql`${deposits.refundHoldId} is null`,
+          sql`${deposits.amount} > ${deposits.refunded}`,
           after === undefined
             ? undefined
             : sql`(${deposits.finalAt}, ${deposits.id}) > (${after.finalAt.toISOString()}::timestamptz, ${after.id})`,
@@ -279,6 +282,7 @@ export const chainsRepo = {
         and(
           inArray(deposits.id, depositIds),
           sql`${deposits.forwardId} is null`,
+          sql`${deposits.refundHoldId} is null`,
           eq(deposits.state, 'final'),
         ),
       )
@@ -290,7 +294,7 @@ export const chainsRepo = {
   async forwardShares(tx: Db, forwardId: string): Promise<Array<{ paymentId: string; amount: bigint }>> {
     const rows = await queryRows<{ payment_id: string; amount: string }>(
       tx,
-      sql`select payment_id, sum(amount) as amount from deposits where forward_id = ${forwardId}
+      sql`select payment_id, sum(amount - refunded) as amount from deposits where forward_id = ${forwardId}
           group by payment_id order by payment_id`,
     );
     return rows.map((row) => ({ paymentId: row.payment_id, amount: BigInt(row.amount) }));
@@ -305,6 +309,66 @@ export const chainsRepo = {
                                                  and state in ('intent', 'broadcast')) as busy`,
     );
     return row?.busy === true;
+  },
+
+  // ---- refunds sent from deposit addresses ----
+
+  /**
+   * Holds the unswept final deposits of a payment for the refund `refundId` (inside `tx`, with the payment locked), if
+   * those in `asset` still hold `amount` base units beyond what earlier refunds took: returns how much each gives
+   * (oldest first), or null when they do not (swept, or never enough). Held deposits are left alone by the forwarder
+   * until `releaseRefundHold`: one address never sends a sweep and a refund at once.
+   */
+  async holdDepositsForRefund(
+    tx: Db,
+    paymentId: string,
+    asset: string,
+    refundId: string,
+    amount: bigint,
+  ): Promise<Array<{ depositId: string; amount: string }> | null> {
+    const rows = await queryRows<{ id: string; asset: string; available: string }>(
+      tx,
+      sql`select id, asset, amount - refunded as available from deposits
+          where payment_id = ${paymentId} and state = 'final' and forward_id is null and refund_hold_id is null
+            and amount > refunded
+          order by final_at, id
+          for update`,
+    );
+    let rest = amount;
+    const allocations: Array<{ depositId: string; amount: string }> = [];
+    for (const row of rows) {
+      if (rest === 0n || row.asset !== asset) continue;
+      const available = BigInt(row.available);
+      const take = available < rest ? available : rest;
+      allocations.push({ depositId: row.id, amount: take.toString() });
+      rest -= take;
+    }
+    if (rest > 0n) return null;
+    await tx.execute(
+      sql`update deposits set refund_hold_id = ${refundId}
+          where id = any(${pgArray(rows.map((row) => row.id))}::text[])`,
+    );
+    return allocations;
+  },
+
+  /**
+   * Ends a refund's hold on its deposits; `spent` (a refund that was sent): what it took from each, which the
+   * forwarder no longer sweeps.
+   */
+  async releaseRefundHold(
+    tx: Db,
+    refundId: string,
+    spent: ReadonlyArray<{ depositId: string; amount: string }> | null,
+  ): Promise<void> {
+    if (spent !== null && spent.length > 0) {
+      await tx.execute(
+        sql`update deposits d set refunded = d.refunded + v.amount
+            from unnest(${pgArray(spent.map((s) => s.depositId))}::text[],
+                        ${pgArray(spent.map((s) => s.amount))}::numeric[]) as v(id, amount)
+            where d.id = v.id and d.refund_hold_id = ${refundId}`,
+      );
+    }
+    await tx.execute(sql`update deposits set refund_hold_id = null where refund_hold_id = ${refundId}`);
   },
 
   // ---- cursors and recent blocks ----

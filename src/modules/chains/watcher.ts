@@ -135,6 +135,8 @@ export function createWatcher(deps: WatcherDeps) {
         revertedAt: null,
         mempoolSeenAt: null,
         leftAsDustAt: null,
+        refundHoldId: null,
+        refunded: '0',
       });
     }
     return rows;

@@ -143,6 +143,7 @@ export function createSettingsService({ db, repo, clock, events, accounts }: Set
       overpayment_tolerance_percent: row?.overpaymentTolerancePercent ?? '0',
       overpayment_tolerance_amount: row?.overpaymentToleranceAmount ?? '0',
       default_expires_in: row?.defaultWindowSeconds ?? DEFAULT_WINDOW_SECONDS,
+      auto_refund_overpaid: row?.autoRefundOverpaid ?? false,
       updated_at: row?.updatedAt.toISOString() ?? null,
     };
   }
@@ -208,6 +209,7 @@ export function createSettingsService({ db, repo, clock, events, accounts }: Set
         overpaymentTolerancePercent: next.overpayment_tolerance_percent,
         overpaymentToleranceAmount: next.overpayment_tolerance_amount,
         defaultWindowSeconds: next.default_expires_in,
+        autoRefundOverpaid: patch.auto_refund_overpaid ?? next.auto_refund_overpaid,
         updatedAt: clock.now(),
       };
       await repo.upsertSettings(row);
@@ -335,6 +337,11 @@ export function createSettingsService({ db, repo, clock, events, accounts }: Set
      * The window of a merchant's new payments without `expires_in`. Reused for a second in this process (a change
      * made through another process applies within that second; one made here, at once).
      */
+    /** Whether the merchant refunds overpaid excess on its own (`auto_refund_overpaid`). */
+    async autoRefundsOverpaid(merchantId: string): Promise<boolean> {
+      return (await settingsRow(merchantId))?.autoRefundOverpaid ?? false;
+    },
+
     async defaultWindowSeconds(merchantId: string): Promise<number> {
       const cached = windowCache.get(merchantId);
       if (cached !== undefined && cached.until > Date.now()) return cached.seconds;

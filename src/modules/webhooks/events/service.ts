@@ -13,6 +13,9 @@ import {
   type PayoutWalletChange,
   paymentEventBody,
   payoutWalletEventBody,
+  type RefundEventSnapshot,
+  type RefundEventType,
+  refundEventBody,
   samplePayment,
   type WebhookEndpointHealth,
   webhookEndpointEventBody,
@@ -20,7 +23,12 @@ import {
 import type { AttemptRow, DeliveryRow, EventRow, EventsRepo } from './repo.ts';
 import { newDeliveryRow } from './repo.ts';
 
-export type { PaymentEventSnapshot, PaymentEventType } from './payload.ts';
+export type {
+  PaymentEventSnapshot,
+  PaymentEventType,
+  RefundEventSnapshot,
+  RefundEventType,
+} from './payload.ts';
 
 export interface EventsDeps {
   db: Db;
@@ -155,6 +163,29 @@ export function createEventsService({ db, repo, clock, endpoints }: EventsDeps) 
      */
     async recordPaymentEvent(tx: Db, input: RecordPaymentEventInput): Promise<{ eventId: string }> {
       const event = eventRow(input, false);
+      await repo.insertEventWithDeliveries(tx, event);
+      return { eventId: event.id };
+    },
+
+    /**
+     * Writes a `refund.*` event and its deliveries (the merchant's enabled endpoints of the refund's mode) inside the
+     * caller's transaction `tx`, the one that changes the refund.
+     */
+    async recordRefundEvent(
+      tx: Db,
+      input: { merchantId: string; type: RefundEventType; refund: RefundEventSnapshot; occurredAt: Date },
+    ): Promise<{ eventId: string }> {
+      const event: EventRow = {
+        id: newId('evt'),
+        merchantId: input.merchantId,
+        isTest: input.refund.is_test,
+        type: input.type,
+        paymentId: input.refund.payment_id,
+        body: refundEventBody(input.type, input.refund, input.occurredAt),
+        sample: false,
+        occurredAt: input.occurredAt,
+        createdAt: clock.now(),
+      };
       await repo.insertEventWithDeliveries(tx, event);
       return { eventId: event.id };
     },
