@@ -113,8 +113,8 @@ export function createTronAdapter(deps: {
     block: scanner.block,
     transfers: scanner.transfers,
     recheck: scanner.recheck,
-    // Base58 addresses are case-sensitive: compared as they are.
-    addressKey: (address) => address,
+    // Keyed by account bytes, as blocks write them (watched.ts).
+    addressKey: scanner.addressKey,
     buildForward: sweeper.buildForward,
     bumpForward: (intent) => sweeper.bumpForward(intent),
     // Asked only once the current version's transactions could have expired.

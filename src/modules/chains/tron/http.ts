@@ -44,8 +44,13 @@ export class TronTransportError extends Error {
 }
 
 export interface TronHttp {
-  /** POSTs `body` (JSON) to `path` (e.g. `/wallet/getnowblock`) and returns the parsed answer. */
-  post<T>(path: string, body?: Record<string, unknown>): Promise<T>;
+  /**
+   * POSTs `body` (JSON) to `path` (e.g. `/wallet/getnowblock`) and returns the parsed answer, its integers exact
+   * (parseJsonExactIntegers). `read: 'plain'` parses with JSON.parse instead: for a big answer of which only a few
+   * amounts matter (a block), where an integer above 2^53 comes out rounded; `units` refuses such a number
+   * (InexactAmountError), and the caller then asks again exactly.
+   */
+  post<T>(path: string, body?: Record<string, unknown>, read?: 'exact' | 'plain'): Promise<T>;
   health(): NodeHealth;
   close(): Promise<void>;
 }
@@ -84,7 +89,7 @@ export function createTronHttp(options: TronHttpOptions): TronHttp {
     unreachable: (reason) => new TronTransportError('connection', reason),
   });
 
-  async function postOnce(endpoint: Endpoint, path: string, body: string): Promise<unknown> {
+  async function postOnce(endpoint: Endpoint, path: string, body: string, exact: boolean): Promise<unknown> {
     const { status, text } = await postToNode(
       endpoint,
       { path: `${endpoint.base}${path}`, headers, body, timeoutMs: options.timeoutMs },
@@ -99,15 +104,22 @@ export function createTronHttp(options: TronHttpOptions): TronHttp {
     }
     try {
       // java-tron answers an empty object for a block or transaction it does not have; an empty body is the same.
-      return text.trim() === '' ? {} : parseJsonExactIntegers(text);
+      if (text.trim() === '') return {};
+      return exact ? parseJsonExactIntegers(text) : JSON.parse(text);
     } catch {
       throw new TronTransportError('malformed', 'an answer that is not JSON', status);
     }
   }
 
-  async function post<T>(path: string, body: Record<string, unknown> = {}): Promise<T> {
-    const text = JSON.stringify(body);
-    const answer = await failover.run({ path }, (endpoint) => postOnce(endpoint, path, text));
+  async function post<T>(
+    path: string,
+    body: Record<string, unknown> = {},
+    read: 'exact' | 'plain' = 'exact',
+  ): Promise<T> {
+    const sent = JSON.stringify(body);
+    const answer = await failover.run({ path }, (endpoint) =>
+      postOnce(endpoint, path, sent, read === 'exact'),
+    );
     if (answer !== null && typeof answer === 'object' && 'Error' in answer) {
       throw new TronApiError(path, String((answer as { Error: unknown }).Error));
     }
