@@ -1,13 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import type { Logger } from 'pino';
-import {
-  closeEndpoints,
-  createNodeFailover,
-  type NodeEndpoint,
-  type NodeHealth,
-  nodeEndpoint,
-  postToNode,
-} from '../node-failover.ts';
+import type { NodeEndpoint, NodeHealth } from '../node-failover.ts';
+import { closeEndpoints, createNodeFailover, nodeEndpoint, postToNode } from '../node-failover.ts';
 import { redactUrl } from '../rpc-url.ts';
 import { parseJsonKeepingDecimals } from './json.ts';
 

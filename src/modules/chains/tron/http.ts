@@ -1,12 +1,6 @@
 import type { Logger } from 'pino';
-import {
-  closeEndpoints,
-  createNodeFailover,
-  type NodeEndpoint,
-  type NodeHealth,
-  nodeEndpoint,
-  postToNode,
-} from '../node-failover.ts';
+import type { NodeEndpoint, NodeHealth } from '../node-failover.ts';
+import { closeEndpoints, createNodeFailover, nodeEndpoint, postToNode } from '../node-failover.ts';
 import { parseJsonExactIntegers } from './json.ts';
 
 /**

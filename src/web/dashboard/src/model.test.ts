@@ -251,36 +251,29 @@ describe("operators' views", () => {
 
   it("reads a month's sweep costs, fees and energy exact, energy null on chains without it", () => {
     const { month, costs } = readSweepCosts({
-      month: '2031-02',
+      month: '2027-07',
       data: [
-        {
-          chain: 'bitcoin',
-          is_test: false,
-          asset: 'BTC',
-          sweeps: 2,
-          fee_native: '1234567890123456789012.345679',
-          energy_used: null,
-          energy_delegated: null,
-        },
+        { chain: 'solana', is_test: true, asset: 'SOL', sweeps: 40, fee_native: '0.0004', energy_used: null },
         {
           chain: 'tron',
           is_test: false,
           asset: 'TRX',
-          sweeps: 2,
-          fee_native: '7.5285',
-          energy_used: '194570',
-          energy_delegated: '130285',
+          sweeps: 3,
+          fee_native: '90071992547.409931',
+          energy_used: '9007199254740993',
+          energy_delegated: '64285',
         },
       ],
     });
-    expect(month).toBe('2031-02');
+    expect(month).toBe('2027-07');
+    // Integers past 2^53 keep every digit: they are never numbers here.
     expect(costs).toEqual([
       {
-        chain: 'bitcoin',
-        isTest: false,
-        asset: 'BTC',
-        sweeps: 2,
-        fee: '1234567890123456789012.345679',
+        chain: 'solana',
+        isTest: true,
+        asset: 'SOL',
+        sweeps: 40,
+        fee: '0.0004',
         energyUsed: null,
         energyDelegated: null,
       },
@@ -288,10 +281,10 @@ describe("operators' views", () => {
         chain: 'tron',
         isTest: false,
         asset: 'TRX',
-        sweeps: 2,
-        fee: '7.5285',
-        energyUsed: '194570',
-        energyDelegated: '130285',
+        sweeps: 3,
+        fee: '90071992547.409931',
+        energyUsed: '9007199254740993',
+        energyDelegated: '64285',
       },
     ]);
     expect(readSweepCosts({})).toEqual({ month: null, costs: [] });
