@@ -1,3 +1,4 @@
+import { like } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createMerchant, createTestApp, type TestApp } from '../../../test/support/harness.ts';
 import { forwards } from '../../db/schema/index.ts';
@@ -155,6 +156,8 @@ describe('GET /v1/operator/sweep-costs', () => {
         updatedAt: at,
       };
     };
+    // This test's own rows from an earlier run on the same database go first.
+    await t.database.db.delete(forwards).where(like(forwards.id, 'fwd_costs_%'));
     await t.database.db.insert(forwards).values([
       // Tron live: one sweep with delegated energy (1.1 TRX activation burnt), one burning 6.4285 TRX for energy.
       forward({
