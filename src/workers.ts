@@ -4,7 +4,7 @@ import type { Database } from './db/client.ts';
 import type { Clock } from './lib/clock.ts';
 import { createSettlementJobs } from './modules/chains/jobs.ts';
 import { refundLedger } from './modules/chains/ledger.ts';
-import { createRefundSender } from './modules/refunds/sender.ts';
+import { createRefundSender, merchantPaidRefunds } from './modules/refunds/sender.ts';
 import { createRetentionJob } from './modules/retention/jobs.ts';
 import { createConfiguredDeliveryWorker } from './modules/webhooks/delivery/worker.ts';
 import type { Services } from './services.ts';
@@ -55,6 +55,11 @@ export function backgroundWorkers({
     simBlockMs: config.simBlockMs,
     lateWatchDays: config.lateWatchDays,
     logger: logger.child({ worker: 'settlement' }),
+    outsideWatch: {
+      addresses: (chain, isTest) => merchantPaidRefunds.addresses(database.db, chain, isTest),
+      found: (tx, chain, isTest, transfers) =>
+        merchantPaidRefunds.found(tx, chain, isTest, transfers, clock.now()),
+    },
     chainTasks: [
       (adapter) =>
         createRefundSender({

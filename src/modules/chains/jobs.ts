@@ -9,7 +9,7 @@ import type { ChainAdapters, SimulatedChain } from './families.ts';
 import { createForwarder, type ForwarderDeps } from './forwarder.ts';
 import { getChain } from './registry.ts';
 import { chainsRepo } from './repo.ts';
-import { createWatcher } from './watcher.ts';
+import { createWatcher, type OutsideWatch } from './watcher.ts';
 
 export interface SettlementJobsDeps {
   database: Database;
@@ -30,6 +30,8 @@ export interface SettlementJobsDeps {
    * the loop starts. `hasOpenWork` keeps a simulated chain making blocks while the task waits for confirmations.
    */
   chainTasks?: ReadonlyArray<(adapter: ChainAdapter) => ChainTask>;
+  /** Addresses the watchers also scan for (refunds the merchant pays): see WatcherDeps.outsideWatch. */
+  outsideWatch?: OutsideWatch;
 }
 
 interface ChainTask {
@@ -92,6 +94,7 @@ export function createSettlementJobs(deps: SettlementJobsDeps): SettlementJobs {
       payments: deps.payments,
       lateWatchDays: deps.lateWatchDays,
       logger: log,
+      outsideWatch: deps.outsideWatch,
     });
     const forwarder = createForwarder({
       db,
@@ -175,8 +178,10 @@ export function createSettlementJobs(deps: SettlementJobsDeps): SettlementJobs {
           }
           if (Date.now() - lastForward >= forwardEveryMs()) {
             lastForward = Date.now();
-            await forwarder.run();
-            for (const task of tasks) await task.run();
+            // One failing part (a sweep that cannot be built) must not hold up the others (refunds).
+            const failures: unknown[] = [];
+            for (const part of [forwarder, ...tasks]) await part.run().catch((error) => failures.push(error));
+            if (failures.length > 0) throw failures[0];
           }
         }
         failing.delete(name);

@@ -96,6 +96,17 @@ export const refundsRepo = {
       .orderBy(asc(refunds.createdAt), asc(refunds.id));
   },
 
+  /** Refunds the merchant is asked to pay, oldest first: the watcher looks for their transfers. */
+  async awaitingPayment(db: Db, chain: string, isTest: boolean): Promise<RefundRow[]> {
+    return db
+      .select()
+      .from(refunds)
+      .where(
+        and(eq(refunds.chain, chain), eq(refunds.isTest, isTest), eq(refunds.status, 'awaiting_payment')),
+      )
+      .orderBy(asc(refunds.createdAt), asc(refunds.id));
+  },
+
   /** The raw transactions of signed refunds not yet final: an adapter's nonces and re-sends count them. */
   async openRaw(db: Db, chain: string, isTest: boolean): Promise<string[]> {
     const rows = await db

@@ -1,8 +1,16 @@
 import type { Logger } from 'pino';
 import type { Db } from '../../db/client.ts';
 import type { Clock } from '../../lib/clock.ts';
-import { type BuiltRefund, type ChainAdapter, RefundRefused } from '../chains/adapter.ts';
+import {
+  addressKey,
+  type BlockRef,
+  type BuiltRefund,
+  type ChainAdapter,
+  RefundRefused,
+  type Transfer,
+} from '../chains/adapter.ts';
 import type { RefundLedger } from '../chains/ledger.ts';
+import type { ChainId } from '../chains/registry.ts';
 import type { PaymentsService } from '../payments/service.ts';
 import { type RefundRow, refundsRepo as repo } from './repo.ts';
 import type { RefundsService } from './service.ts';
@@ -159,8 +167,26 @@ export function createRefundSender(deps: RefundSenderDeps) {
     }
   }
 
+  /** A refund the merchant paid, seen in `blockNumber`: sent once that block has the chain's confirmations. */
+  async function settleMerchantPaid(row: RefundRow, height: number | undefined): Promise<boolean> {
+    if (row.blockNumber === null || height === undefined) return false;
+    if (height - row.blockNumber + 1 < adapter.requiredConfirmations) return false;
+    return db.transaction(async (tx) => {
+      const now = clock.now();
+      const sent = await repo.transition(tx, row.id, ['broadcast'], {
+        status: 'sent',
+        sentAt: now,
+        updatedAt: now,
+      });
+      if (sent === undefined) return false;
+      await deps.refunds.record(tx, 'refund.sent', sent);
+      return true;
+    });
+  }
+
   /** Step 4: a broadcast refund with its confirmations is sent (or failed, when it reverted). */
   async function settle(row: RefundRow, height: number | undefined): Promise<'sent' | 'failed' | null> {
+    if (row.source === 'merchant') return (await settleMerchantPaid(row, height)) ? 'sent' : null;
     if (row.txHash === null) return null;
     const status = await adapter.forwardStatus(row.txHash);
     if (status.state === 'unknown') {
@@ -219,3 +245,48 @@ export function createRefundSender(deps: RefundSenderDeps) {
     },
   };
 }
+
+/**
+ * The watcher's outside watch for refunds the merchant pays from their own wallet (`awaiting_payment`): their payers'
+ * addresses are scanned like deposit addresses, and a transfer of the refund's asset of at least its amount, in a block
+ * after the request, marks it broadcast (that transaction, that block); the sender makes it `sent` once the block has
+ * its confirmations. One transfer pays one refund, the oldest first.
+ */
+export const merchantPaidRefunds = {
+  async addresses(db: Db, chain: string, isTest: boolean): Promise<string[]> {
+    return (await repo.awaitingPayment(db, chain, isTest)).flatMap((row) =>
+      row.toAddress === null ? [] : [row.toAddress],
+    );
+  },
+
+  async found(
+    tx: Db,
+    chain: string,
+    isTest: boolean,
+    transfers: Array<Transfer & { block: BlockRef }>,
+    now: Date,
+  ): Promise<void> {
+    const waiting = await repo.awaitingPayment(tx, chain, isTest);
+    for (const transfer of transfers) {
+      const key = addressKey(chain as ChainId, transfer.to);
+      const match = waiting.find(
+        (row) =>
+          row.toAddress !== null &&
+          addressKey(chain as ChainId, row.toAddress) === key &&
+          row.asset === transfer.asset &&
+          transfer.amount >= BigInt(row.amount) &&
+          transfer.block.timestamp.getTime() >= (row.addressAt ?? row.createdAt).getTime() - 60_000,
+      );
+      if (match === undefined) continue;
+      waiting.splice(waiting.indexOf(match), 1);
+      await repo.transition(tx, match.id, ['awaiting_payment'], {
+        status: 'broadcast',
+        txHash: transfer.txHash,
+        blockNumber: transfer.block.number,
+        sentAmount: transfer.amount.toString(),
+        broadcastAt: now,
+        updatedAt: now,
+      });
+    }
+  },
+};
