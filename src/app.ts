@@ -19,6 +19,7 @@ import { registerSecurityHeaders } from './http/security-headers.ts';
 import { randomToken } from './lib/ids.ts';
 import { accountsRoutes } from './modules/accounts/routes.ts';
 import { chainsRoutes } from './modules/chains/routes.ts';
+import { exportsRoutes } from './modules/exports/routes.ts';
 import { keysRoutes } from './modules/keys/routes.ts';
 import { paymentsRoutes } from './modules/payments/routes.ts';
 import { refundsRoutes } from './modules/refunds/routes.ts';
@@ -177,6 +178,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       await v1.register(webhookDeliveryRoutes(context));
       await v1.register(paymentsRoutes(context));
       await v1.register(refundsRoutes(context));
+      await v1.register(exportsRoutes(context));
       await v1.register(simulatorRoutes(context));
       await v1.register(settingsRoutes(context));
     },

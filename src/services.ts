@@ -11,8 +11,9 @@ import { type AddressDeriver, createAddressDeriver } from './modules/chains/deri
 import { createDepositSigningKeys, createDerivationCheck } from './modules/chains/derivation-check.ts';
 import { createDerivationThread } from './modules/chains/derivation-thread.ts';
 import { createChainAdapters, testAddressSpelling } from './modules/chains/families.ts';
-import { depositLedger } from './modules/chains/ledger.ts';
+import { depositLedger, exportLedger } from './modules/chains/ledger.ts';
 import { createSweepCosts } from './modules/chains/sweep-costs.ts';
+import { createExportsService } from './modules/exports/service.ts';
 import { createKeysRepo } from './modules/keys/repo.ts';
 import { createKeysService } from './modules/keys/service.ts';
 import { createPaymentsRepo } from './modules/payments/repo.ts';
@@ -144,6 +145,7 @@ export function buildServices({
     events,
     adapterOf: (chain, isTest) => chainAdapters.get(chain, isTest),
   });
+  const exports = createExportsService({ db, payments, refunds, events, ledger: exportLedger });
   const sweepCosts = createSweepCosts({
     db,
     clock,
@@ -157,6 +159,7 @@ export function buildServices({
     events,
     payments,
     refunds,
+    exports,
     settings,
     simulator,
     ssrfGuard,

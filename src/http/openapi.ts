@@ -45,6 +45,7 @@ const operationIds: Record<string, string> = {
   'GET /refunds/{id}': 'getRefund',
   'GET /refund-links/{token}': 'getRefundLink',
   'POST /refund-links/{token}': 'submitRefundAddress',
+  'GET /exports/{kind}': 'exportRecords',
   'GET /settings': 'getSettings',
   'PATCH /settings': 'updateSettings',
   'GET /settings/payout-wallets': 'getPayoutWallets',

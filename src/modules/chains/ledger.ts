@@ -22,3 +22,9 @@ export const refundLedger = {
   cursorHeights: chainsRepo.cursorHeights,
 };
 export type RefundLedger = typeof refundLedger;
+
+/** What exports read of the chain side: deposits of a page of payments, and a merchant's sweeps. */
+export const exportLedger = {
+  depositsOfPayments: chainsRepo.depositsOfPayments,
+  forwardsPage: chainsRepo.forwardsPage,
+};

@@ -312,6 +312,56 @@ export const chainsRepo = {
     return row?.busy === true;
   },
 
+  // ---- exports ----
+
+  /** The deposits of these payments, by payment then time (exports read them a page of payments at a time). */
+  async depositsOfPayments(db: Db, paymentIds: string[]): Promise<DepositRow[]> {
+    if (paymentIds.length === 0) return [];
+    return db
+      .select()
+      .from(deposits)
+      .where(sql`${deposits.paymentId} = any(${pgArray(paymentIds)}::uuid[])`)
+      .orderBy(asc(deposits.paymentId), asc(deposits.seenAt), asc(deposits.outputIndex));
+  },
+
+  /** A keyset page of a merchant's sweeps of one mode, oldest first, created in [from, to). */
+  async forwardsPage(
+    db: Db,
+    filter: {
+      merchantId: string;
+      isTest: boolean;
+      from?: Date | undefined;
+      to?: Date | undefined;
+      chain?: string | undefined;
+      asset?: string | undefined;
+    },
+    limit: number,
+    after: { createdAt: Date; id: string } | undefined,
+  ): Promise<ForwardRow[]> {
+    return db
+      .select()
+      .from(forwards)
+      .where(
+        and(
+          eq(forwards.merchantId, filter.merchantId),
+          eq(forwards.isTest, filter.isTest),
+          filter.from === undefined
+            ? undefined
+            : sql`${forwards.createdAt} >= ${filter.from.toISOString()}::timestamptz`,
+          filter.to === undefined
+            ? undefined
+            : sql`${forwards.createdAt} < ${filter.to.toISOString()}::timestamptz`,
+          filter.chain === undefined ? undefined : eq(forwards.chain, filter.chain),
+          filter.asset === undefined ? undefined : eq(forwards.asset, filter.asset),
+          after === undefined
+            ? undefined
+            : sql`(${forwards.createdAt}, ${forwards.id}) > (${after.createdAt.toISOString()}::timestamptz, ${after.id})`,
+        ),
+      )
+      .orderBy(asc(forwards.createdAt), asc(forwards.id))
+      .limit(limit);
+  },
+
   // ---- refunds sent from deposit addresses ----
 
   /**

@@ -22,6 +22,17 @@ import type { PaymentStatus } from './statuses.ts';
 export type PaymentRow = typeof payments.$inferSelect;
 export type IdempotencyRow = typeof idempotencyKeys.$inferSelect;
 
+/** What an export of payments (and of what belongs to them) selects. */
+export interface ExportFilter {
+  merchantId: string;
+  isTest: boolean;
+  from?: Date | undefined;
+  to?: Date | undefined;
+  status?: string | undefined;
+  chain?: string | undefined;
+  asset?: string | undefined;
+}
+
 export interface PaymentFilter {
   merchantId: string;
   isTest: boolean | undefined;
@@ -347,6 +358,34 @@ export function createPaymentsRepo(db: Db) {
         .orderBy(asc(payments.expiresAt))
         .limit(1);
       return row?.expiresAt ?? null;
+    },
+
+    /**
+     * A keyset page of a merchant's payments of one mode for exports, oldest first (ids are UUIDv7: by creation time),
+     * after `afterId`, filtered by creation time, status, chain and asset.
+     */
+    async exportPage(
+      filter: ExportFilter,
+      limit: number,
+      afterId: string | undefined,
+    ): Promise<PaymentRow[]> {
+      return db
+        .select()
+        .from(payments)
+        .where(
+          and(
+            eq(payments.merchantId, filter.merchantId),
+            eq(payments.isTest, filter.isTest),
+            afterId === undefined ? undefined : gt(payments.id, afterId),
+            filter.from === undefined ? undefined : gte(payments.createdAt, filter.from),
+            filter.to === undefined ? undefined : lt(payments.createdAt, filter.to),
+            filter.status === undefined ? undefined : eq(payments.status, filter.status),
+            filter.chain === undefined ? undefined : eq(payments.chain, filter.chain),
+            filter.asset === undefined ? undefined : eq(payments.asset, filter.asset),
+          ),
+        )
+        .orderBy(asc(payments.id))
+        .limit(limit);
     },
 
     /** Marks a test payment as simulated from its checkout, unless it already was: true when this call marked it. */

@@ -9,7 +9,7 @@ import { modeForRead } from '../tenancy/scope.ts';
 import type { EventsService } from '../webhooks/events/service.ts';
 import { createConfirmationCounter, type DepositLedger } from './deposit-facts.ts';
 import { amounts } from './model.ts';
-import type { PaymentRow, PaymentsRepo } from './repo.ts';
+import type { ExportFilter, PaymentRow, PaymentsRepo } from './repo.ts';
 import type { CheckoutView, DepositView, PaymentDetailView, PaymentView } from './schemas.ts';
 import type { PaymentStatus } from './statuses.ts';
 
@@ -193,6 +193,10 @@ export function createPaymentViews(deps: PaymentViewsDeps) {
         redirect_url: row.redirectUrl,
       };
     },
+
+    /** A keyset page of a merchant's payments for exports, oldest first (see the repo's exportPage). */
+    exportPage: (filter: ExportFilter, limit: number, afterId: string | undefined) =>
+      repo.exportPage(filter, limit, afterId),
 
     /** Payment rows by id, for settlement (forwarding needs merchant, status and derivation index). */
     rowsByIds: (ids: string[]) => repo.byIds(db, ids),

@@ -1,4 +1,5 @@
 import { and, asc, desc, eq, inArray, lt, sql } from 'drizzle-orm';
+import { pgArray } from '../../db/arrays.ts';
 import { type Db, queryRows } from '../../db/client.ts';
 import { refunds } from '../../db/schema/index.ts';
 
@@ -166,10 +167,35 @@ export const refundsRepo = {
       .where(and(eq(refunds.id, id), inArray(refunds.status, ['pending', 'broadcast'])));
   },
 
+  /** Per payment: base units refunded (refunds not failed) and network fees of its refunds (native coin). */
+  async totalsByPayments(
+    db: Db,
+    paymentIds: string[],
+  ): Promise<Map<string, { refunded: bigint; fees: bigint }>> {
+    const out = new Map<string, { refunded: bigint; fees: bigint }>();
+    if (paymentIds.length === 0) return out;
+    const rows = await queryRows<{ payment_id: string; refunded: string; fees: string }>(
+      db,
+      sql`select payment_id, coalesce(sum(amount), 0) as refunded, coalesce(sum(fee), 0) as fees from refunds
+          where payment_id = any(${pgArray(paymentIds)}::uuid[]) and ${ACTIVE} group by payment_id`,
+    );
+    for (const row of rows)
+      out.set(row.payment_id, { refunded: BigInt(row.refunded), fees: BigInt(row.fees) });
+    return out;
+  },
+
   /** Keyset page of a merchant's refunds, oldest first, for exports. */
   async exportPage(
     db: Db,
-    filter: { merchantId: string; isTest: boolean; from?: Date | undefined; to?: Date | undefined },
+    filter: {
+      merchantId: string;
+      isTest: boolean;
+      from?: Date | undefined;
+      to?: Date | undefined;
+      status?: string | undefined;
+      chain?: string | undefined;
+      asset?: string | undefined;
+    },
     limit: number,
     after: { createdAt: Date; id: string } | undefined,
   ): Promise<RefundRow[]> {
@@ -184,6 +210,9 @@ export const refundsRepo = {
             ? undefined
             : sql`${refunds.createdAt} >= ${filter.from.toISOString()}::timestamptz`,
           filter.to === undefined ? undefined : lt(refunds.createdAt, filter.to),
+          filter.status === undefined ? undefined : eq(refunds.status, filter.status),
+          filter.chain === undefined ? undefined : eq(refunds.chain, filter.chain),
+          filter.asset === undefined ? undefined : eq(refunds.asset, filter.asset),
           after === undefined
             ? undefined
             : sql`(${refunds.createdAt}, ${refunds.id}) > (${after.createdAt.toISOString()}::timestamptz, ${after.id})`,

@@ -261,6 +261,11 @@ export function createRefundsService(deps: RefundsDeps) {
   return {
     toView,
     snapshot,
+    /** Exports: a keyset page of a merchant's refunds, oldest first. */
+    exportPage: (...args: Parameters<typeof repo.exportPage> extends [Db, ...infer Rest] ? Rest : never) =>
+      repo.exportPage(db, ...args),
+    /** Exports: per payment, what its refunds took and their fees. */
+    totalsByPayments: (paymentIds: string[]) => repo.totalsByPayments(db, paymentIds),
     record,
     linkOf,
 

@@ -197,6 +197,36 @@ export const eventsRepo = {
       .limit(page.limit);
   },
 
+  /** A keyset page of a merchant's events of one mode for exports, oldest first, created in [from, to). */
+  async exportPage(
+    db: Db,
+    filter: { merchantId: string; isTest: boolean; from?: Date | undefined; to?: Date | undefined },
+    limit: number,
+    after: { createdAt: Date; id: string } | undefined,
+  ): Promise<EventRow[]> {
+    return db
+      .select()
+      .from(events)
+      .where(
+        and(
+          eq(events.merchantId, filter.merchantId),
+          eq(events.isTest, filter.isTest),
+          eq(events.sample, false),
+          filter.from === undefined
+            ? undefined
+            : sql`${events.createdAt} >= ${filter.from.toISOString()}::timestamptz`,
+          filter.to === undefined
+            ? undefined
+            : sql`${events.createdAt} < ${filter.to.toISOString()}::timestamptz`,
+          after === undefined
+            ? undefined
+            : sql`(${events.createdAt}, ${events.id}) > (${after.createdAt.toISOString()}::timestamptz, ${after.id})`,
+        ),
+      )
+      .orderBy(asc(events.createdAt), asc(events.id))
+      .limit(limit);
+  },
+
   async findDelivery(
     db: Db,
     merchantId: string,

@@ -152,6 +152,13 @@ export function createEventsService({ db, repo, clock, endpoints }: EventsDeps) 
   }
 
   return {
+    /** A keyset page of a merchant's events for exports, oldest first. */
+    exportPage: (
+      filter: { merchantId: string; isTest: boolean; from?: Date | undefined; to?: Date | undefined },
+      limit: number,
+      after: { createdAt: Date; id: string } | undefined,
+    ) => repo.exportPage(db, filter, limit, after),
+
     /** Retention: events created before `before`, with their deliveries and attempts, at most `limit` events. */
     purgeEvents: (before: Date, limit: number) => repo.purgeEvents(db, before, limit),
     /** Retention: stored response bodies of attempts made before `before`, at most `limit`. */
