@@ -1,5 +1,5 @@
 import { Readable } from 'node:stream';
-import { stringify } from 'csv-stringify';
+import { stringify } from 'csv-stringify/sync';
 import type { Db } from '../../db/client.ts';
 import { AppError } from '../../lib/errors.ts';
 import { fromBaseUnits, ratioFromDecimal } from '../../lib/money.ts';
@@ -147,6 +147,19 @@ const iso = (date: Date | null): string | null => date?.toISOString() ?? null;
 export function createExportsService(deps: ExportsDeps) {
   const pageSize = deps.pageSize ?? 250;
 
+  /** Rows gathered into pages of `pageSize`, to be written as one chunk each. */
+  async function* pages(rows: AsyncGenerator<Row>): AsyncGenerator<Row[]> {
+    let page: Row[] = [];
+    for await (const row of rows) {
+      page.push(row);
+      if (page.length === pageSize) {
+        yield page;
+        page = [];
+      }
+    }
+    if (page.length > 0) yield page;
+  }
+
   async function* paymentPages(filter: Parameters<ExportsDeps['payments']['exportPage']>[0]) {
     let after: string | undefined;
     for (;;) {
@@ -264,29 +277,23 @@ export function createExportsService(deps: ExportsDeps) {
             return eventRows(filter);
         }
       })();
-      const source = Readable.from(rows, { highWaterMark: 64 });
       const stamp = new Date().toISOString().slice(0, 10);
-      if (query.format === 'jsonl') {
-        const lines = Readable.from(
-          (async function* () {
-            for await (const row of source) yield `${JSON.stringify(row)}\n`;
-          })(),
-          { objectMode: false, highWaterMark: 64 * 1024 },
-        );
-        return {
-          contentType: 'application/x-ndjson; charset=utf-8',
-          filename: `${kind}-${isTest ? 'test' : 'live'}-${stamp}.jsonl`,
-          stream: lines,
-        };
-      }
-      const csv = source.pipe(
-        stringify({ header: true, columns: [...columns[kind]], cast: { boolean: String } }),
-      );
-      source.on('error', (error) => csv.destroy(error));
+      const jsonl = query.format === 'jsonl';
+      const header = columns[kind];
+      // One chunk of text per page of rows (not an object per row through the stream): little for the collector to
+      // keep. Readable.from reads the next page only when the client has taken the last one.
+      const text = async function* (): AsyncGenerator<string> {
+        if (!jsonl) yield stringify([], { header: true, columns: [...header] });
+        for await (const page of pages(rows)) {
+          yield jsonl
+            ? page.map((row) => `${JSON.stringify(row)}\n`).join('')
+            : stringify(page, { columns: [...header], cast: { boolean: String } });
+        }
+      };
       return {
-        contentType: 'text/csv; charset=utf-8',
-        filename: `${kind}-${isTest ? 'test' : 'live'}-${stamp}.csv`,
-        stream: csv,
+        contentType: jsonl ? 'application/x-ndjson; charset=utf-8' : 'text/csv; charset=utf-8',
+        filename: `${kind}-${isTest ? 'test' : 'live'}-${stamp}.${jsonl ? 'jsonl' : 'csv'}`,
+        stream: Readable.from(text(), { objectMode: false, highWaterMark: 1 }),
       };
     },
   };
