@@ -38,6 +38,7 @@ ALTER TABLE "deposits" ADD COLUMN "refund_hold_id" text;--> statement-breakpoint
 ALTER TABLE "deposits" ADD COLUMN "refunded" numeric(78, 0) DEFAULT '0' NOT NULL;--> statement-breakpoint
 ALTER TABLE "merchant_settings" ADD COLUMN "auto_refund_overpaid" boolean DEFAULT false NOT NULL;--> statement-breakpoint
 ALTER TABLE "sim_transfers" ADD COLUMN "from_address" text;--> statement-breakpoint
+ALTER TABLE "webhook_endpoints" ADD COLUMN "failing_noticed_at" timestamp with time zone;--> statement-breakpoint
 ALTER TABLE "refunds" ADD CONSTRAINT "refunds_merchant_id_merchants_id_fk" FOREIGN KEY ("merchant_id") REFERENCES "public"."merchants"("id") ON DELETE no action ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "refunds" ADD CONSTRAINT "refunds_payment_id_payments_id_fk" FOREIGN KEY ("payment_id") REFERENCES "public"."payments"("id") ON DELETE no action ON UPDATE no action;--> statement-breakpoint
 CREATE INDEX "refunds_payment_idx" ON "refunds" USING btree ("payment_id");--> statement-breakpoint

@@ -16,6 +16,8 @@ import { createSweepCosts } from './modules/chains/sweep-costs.ts';
 import { createExportsService } from './modules/exports/service.ts';
 import { createKeysRepo } from './modules/keys/repo.ts';
 import { createKeysService } from './modules/keys/service.ts';
+import { createMailer } from './modules/notices/mailer.ts';
+import { createNotices } from './modules/notices/service.ts';
 import { createPaymentsRepo } from './modules/payments/repo.ts';
 import { createPaymentsService, type RateProvider } from './modules/payments/service.ts';
 import { createDefaultRatesService } from './modules/rates/index.ts';
@@ -57,6 +59,8 @@ export function buildServices({
   ...overrides
 }: ServiceDeps) {
   const { db } = database;
+  // Mail goes out only with SVC_SMTP_URL; everything works the same without it.
+  const sendMail = config.smtpUrl === undefined ? undefined : createMailer(config.smtpUrl, config.smtpFrom);
   const accounts = createAccountsService({
     repo: createAccountsRepo(db),
     clock,
@@ -64,8 +68,7 @@ export function buildServices({
     jwtTtlSeconds: config.jwtTtlSeconds,
     signup: config.signup,
     publicUrl: config.publicUrl,
-    sendResetMail:
-      config.smtpUrl === undefined ? undefined : createResetMailer(config.smtpUrl, config.smtpFrom),
+    sendResetMail: sendMail === undefined ? undefined : createResetMailer(sendMail),
     onMailError: (error) => logger?.error({ err: error }, 'password-reset mail not sent'),
   });
   const keys = createKeysService({
@@ -86,7 +89,15 @@ export function buildServices({
     maxEndpoints: config.webhookMaxEndpoints,
   });
   const events = createEventsService({ db, repo: eventsRepo, clock, endpoints: webhookEndpoints });
-  const settings = createSettingsService({ db, repo: createSettingsRepo(db), clock, events, accounts });
+  const notices = createNotices({ send: sendMail, accounts, logger: logger?.child({ worker: 'notices' }) });
+  const settings = createSettingsService({
+    db,
+    repo: createSettingsRepo(db),
+    clock,
+    events,
+    accounts,
+    notifyPayoutWalletChange: notices.payoutWalletChanged,
+  });
   const seeds = { testMnemonic: config.testMnemonic, liveMnemonic: config.liveMnemonic };
   // Test-mode addresses of a chain whose test node is regtest are spelled bcrt1…/rltc1…: both derivations agree on it.
   const testSpelling = testAddressSpelling(config);
@@ -144,6 +155,7 @@ export function buildServices({
     payments,
     events,
     adapterOf: (chain, isTest) => chainAdapters.get(chain, isTest),
+    mailRefundLink: notices.enabled ? notices.refundLink : undefined,
   });
   const exports = createExportsService({ db, payments, refunds, events, ledger: exportLedger });
   const sweepCosts = createSweepCosts({
@@ -160,6 +172,7 @@ export function buildServices({
     payments,
     refunds,
     exports,
+    notices,
     settings,
     simulator,
     ssrfGuard,

@@ -4,6 +4,7 @@ import type { Database } from './db/client.ts';
 import type { Clock } from './lib/clock.ts';
 import { createSettlementJobs } from './modules/chains/jobs.ts';
 import { refundLedger } from './modules/chains/ledger.ts';
+import { createNoticesJob } from './modules/notices/jobs.ts';
 import { createRefundSender, merchantPaidRefunds } from './modules/refunds/sender.ts';
 import { createRetentionJob } from './modules/retention/jobs.ts';
 import { createConfiguredDeliveryWorker } from './modules/webhooks/delivery/worker.ts';
@@ -73,6 +74,19 @@ export function backgroundWorkers({
         }),
     ],
   });
+  const notices = createNoticesJob({
+    clock,
+    notices: services.notices,
+    claimFailingEndpoints: services.webhookEndpoints.claimFailingNotices,
+    feeWallets: () => services.chainAdapters.feeWallets(),
+    operatorEmails: async () =>
+      Promise.all(
+        [...(await services.operators.ids())].map(
+          async (id) => (await services.accounts.getMerchant(id)).email,
+        ),
+      ),
+    logger: logger.child({ worker: 'notices' }),
+  });
   const retention = createRetentionJob({
     clock,
     logger: logger.child({ worker: 'retention' }),
@@ -109,6 +123,14 @@ export function backgroundWorkers({
         );
         return problems.length === 0 ? null : problems.join('; ');
       },
+    },
+    {
+      name: 'notices',
+      started:
+        'notices started: webhook endpoints failing for an hour and low fee wallets are mailed (SVC_SMTP_URL)',
+      start: async () => notices.start(),
+      stop: () => notices.stop(),
+      readiness: async () => null,
     },
     {
       name: 'retention',

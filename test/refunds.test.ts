@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testMnemonic } from './support/harness.ts';
 import { freePort } from './support/net.ts';
 import { type ServedProgram, startServe, stopProgram } from './support/program.ts';
+import { startSmtpServer } from './support/smtp.ts';
 import { createIsolatedDatabase, type Receiver, startReceiver, waitFor } from './support/webhooks.ts';
 
 /**
@@ -44,6 +45,7 @@ describe('refunds through the running program (simulated chains)', { timeout: 12
   let drop: () => Promise<void> = async () => {};
   let key = '';
   let secret = '';
+  let smtp: Awaited<ReturnType<typeof startSmtpServer>>;
 
   async function call<T>(
     method: string,
@@ -101,6 +103,7 @@ describe('refunds through the running program (simulated chains)', { timeout: 12
 
   beforeAll(async () => {
     receiver = await startReceiver();
+    smtp = await startSmtpServer();
     const isolated = await createIsolatedDatabase();
     drop = isolated.drop;
     const port = await freePort();
@@ -111,6 +114,8 @@ describe('refunds through the running program (simulated chains)', { timeout: 12
       env: {
         ...(isolated.url === undefined ? {} : { DATABASE_URL: isolated.url, SVC_SIGNUP: 'open' }),
         SVC_TEST_MNEMONIC: testMnemonic,
+        SVC_SMTP_URL: smtp.url,
+        SVC_SMTP_FROM: 'shop <shop@example.com>',
         SVC_SIM_BLOCK_MS: '100',
         SVC_SIM_CONFIRMATIONS: '2',
         SVC_WEBHOOK_RETRY_SCHEDULE: '100ms,100ms,100ms,100ms',
@@ -145,6 +150,7 @@ describe('refunds through the running program (simulated chains)', { timeout: 12
   afterAll(async () => {
     await stopProgram(program?.process, 2000);
     await receiver?.close();
+    await smtp?.close();
     await drop();
   });
 
@@ -173,8 +179,15 @@ describe('refunds through the running program (simulated chains)', { timeout: 12
     const created = await ok<Refund>('POST', `/payments/${payment.payment_id}/refunds`, {
       amount: '0.25',
       reason: 'overpaid',
+      email: 'payer@example.com',
     });
     expect(created.status).toBe('awaiting_address');
+    // The payer gets the link by email.
+    const mail = await waitFor('the refund link mail', () =>
+      smtp.mails.find((m) => m.to.includes('payer@example.com')),
+    );
+    expect(mail.raw).toContain(created.refund_url);
+    expect(mail.raw).toContain('Subject: Your refund of 0.25 ETH');
     const token = created.refund_url.split('/refund/')[1] ?? '';
     const link = await fetch(`${base}/v1/refund-links/${token}`);
     expect(link.status).toBe(200);

@@ -12,6 +12,7 @@ import {
 import type { AccountsService } from '../accounts/service.ts';
 import { validateAddress } from '../chains/addresses.ts';
 import { getChain } from '../chains/registry.ts';
+import type { Notices } from '../notices/service.ts';
 import type { Principal } from '../tenancy/caller.ts';
 import { modeForWrite } from '../tenancy/scope.ts';
 import type { EventsService } from '../webhooks/events/service.ts';
@@ -46,6 +47,8 @@ export interface SettingsDeps {
   events: Pick<EventsService, 'recordPayoutWalletEvent'>;
   /** Names the account that made a change in its audit trail. */
   accounts: Pick<AccountsService, 'getMerchant'>;
+  /** Mails the merchant about a change of payout wallets, once it has committed (notices; optional). */
+  notifyPayoutWalletChange?: Notices['payoutWalletChanged'] | undefined;
 }
 
 /** How recently the password must have been entered for a session to change where funds go. */
@@ -126,7 +129,14 @@ function ratioCanonical(value: string): string {
 /** How long a process reuses a merchant's default window (read on every payment creation). */
 const WINDOW_CACHE_MS = 1000;
 
-export function createSettingsService({ db, repo, clock, events, accounts }: SettingsDeps) {
+export function createSettingsService({
+  db,
+  repo,
+  clock,
+  events,
+  accounts,
+  notifyPayoutWalletChange,
+}: SettingsDeps) {
   const windowCache = new Map<string, { seconds: number; until: number }>();
   /**
    * The lookup in flight per merchant: when the entry expires under load, the creations arriving meanwhile share it
@@ -261,7 +271,7 @@ export function createSettingsService({ db, repo, clock, events, accounts }: Set
         };
       });
       const actor = (await accounts.getMerchant(principal.merchantId)).email;
-      await db.transaction(async (tx) => {
+      const made = await db.transaction(async (tx) => {
         await repo.lockWallets(tx, principal.merchantId);
         const before = new Map(
           (await repo.listWallets(tx, principal.merchantId, mode)).map((row) => [row.chain, row.address]),
@@ -276,7 +286,7 @@ export function createSettingsService({ db, repo, clock, events, accounts }: Set
           }))
           .filter((change) => change.old_address !== change.new_address);
         await repo.replaceWallets(tx, principal.merchantId, mode, rows);
-        if (changes.length === 0) return;
+        if (changes.length === 0) return changes;
         await repo.insertChanges(
           tx,
           changes.map((change) => ({
@@ -298,6 +308,13 @@ export function createSettingsService({ db, repo, clock, events, accounts }: Set
           changedBy: actor,
           occurredAt: now,
         });
+        return changes;
+      });
+      await notifyPayoutWalletChange?.(principal.merchantId, {
+        isTest: mode,
+        changedBy: actor,
+        ip: origin.ip,
+        changes: made,
       });
       return Object.fromEntries(
         rows.sort((a, b) => (a.chain < b.chain ? -1 : 1)).map((row) => [row.chain, row.address]),
