@@ -23,6 +23,7 @@ import { exportsRoutes } from './modules/exports/routes.ts';
 import { keysRoutes } from './modules/keys/routes.ts';
 import { paymentsRoutes } from './modules/payments/routes.ts';
 import { refundsRoutes } from './modules/refunds/routes.ts';
+import { reportsRoutes } from './modules/reports/routes.ts';
 import { settingsRoutes } from './modules/settings/routes.ts';
 import { simulatorRoutes } from './modules/simulator/routes.ts';
 import { webhookDeliveryRoutes } from './modules/webhooks/delivery/routes.ts';
@@ -179,6 +180,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       await v1.register(paymentsRoutes(context));
       await v1.register(refundsRoutes(context));
       await v1.register(exportsRoutes(context));
+      await v1.register(reportsRoutes(context));
       await v1.register(simulatorRoutes(context));
       await v1.register(settingsRoutes(context));
     },

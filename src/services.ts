@@ -23,6 +23,7 @@ import { createPaymentsService, type RateProvider } from './modules/payments/ser
 import { createDefaultRatesService } from './modules/rates/index.ts';
 import { refundsRepo } from './modules/refunds/repo.ts';
 import { createRefundsService } from './modules/refunds/service.ts';
+import { createReportsService } from './modules/reports/service.ts';
 import { createSettingsRepo } from './modules/settings/repo.ts';
 import { createSettingsService } from './modules/settings/service.ts';
 import { createSimulatorService } from './modules/simulator/service.ts';
@@ -158,6 +159,7 @@ export function buildServices({
     mailRefundLink: notices.enabled ? notices.refundLink : undefined,
   });
   const exports = createExportsService({ db, payments, refunds, events, ledger: exportLedger });
+  const reports = createReportsService({ db, clock, payments, events, ledger: exportLedger });
   const sweepCosts = createSweepCosts({
     db,
     clock,
@@ -172,6 +174,7 @@ export function buildServices({
     payments,
     refunds,
     exports,
+    reports,
     notices,
     settings,
     simulator,

@@ -46,6 +46,7 @@ const operationIds: Record<string, string> = {
   'GET /refund-links/{token}': 'getRefundLink',
   'POST /refund-links/{token}': 'submitRefundAddress',
   'GET /exports/{kind}': 'exportRecords',
+  'GET /reports': 'getReport',
   'GET /settings': 'getSettings',
   'PATCH /settings': 'updateSettings',
   'GET /settings/payout-wallets': 'getPayoutWallets',

@@ -27,4 +27,5 @@ export type RefundLedger = typeof refundLedger;
 export const exportLedger = {
   depositsOfPayments: chainsRepo.depositsOfPayments,
   forwardsPage: chainsRepo.forwardsPage,
+  sweepFeesByMonth: chainsRepo.sweepFeesByMonth,
 };

@@ -362,6 +362,28 @@ export const chainsRepo = {
       .limit(limit);
   },
 
+  /** Reports: a merchant's final sweeps of one mode per UTC month and chain, with their network fees (native units). */
+  async sweepFeesByMonth(
+    db: Db,
+    filter: { merchantId: string; isTest: boolean; from: Date; to: Date },
+  ): Promise<Array<{ month: string; chain: string; sweeps: number; fee: string }>> {
+    const rows = await queryRows<{ month: string; chain: string; sweeps: string | number; fee: string }>(
+      db,
+      sql`select to_char(date_trunc('month', final_at at time zone 'UTC'), 'YYYY-MM') as month, chain,
+                 count(*) as sweeps, coalesce(sum(fee), 0) as fee
+          from forwards
+          where merchant_id = ${filter.merchantId} and is_test = ${filter.isTest} and state = 'final'
+            and final_at >= ${filter.from.toISOString()}::timestamptz and final_at < ${filter.to.toISOString()}::timestamptz
+          group by 1, 2 order by 1, 2`,
+    );
+    return rows.map((row) => ({
+      month: row.month,
+      chain: row.chain,
+      sweeps: Number(row.sweeps),
+      fee: String(row.fee),
+    }));
+  },
+
   // ---- refunds sent from deposit addresses ----
 
   /**

@@ -388,6 +388,70 @@ export function createPaymentsRepo(db: Db) {
         .limit(limit);
     },
 
+    /**
+     * Report figures of a merchant's payments of one mode created in [from, to): per UTC day, chain and asset, the
+     * payments created, those paid (completed or overpaid) and what those received; base units as strings.
+     */
+    async reportDaily(filter: {
+      merchantId: string;
+      isTest: boolean;
+      from: Date;
+      to: Date;
+    }): Promise<
+      Array<{ day: string; chain: string; asset: string; created: number; paid: number; received: string }>
+    > {
+      const rows = await queryRows<{
+        day: string;
+        chain: string;
+        asset: string;
+        created: string | number;
+        paid: string | number;
+        received: string;
+      }>(
+        db,
+        sql`select to_char(date_trunc('day', created_at at time zone 'UTC'), 'YYYY-MM-DD') as day, chain, asset,
+                   count(*) as created,
+                   count(*) filter (where status in ('completed', 'overpaid')) as paid,
+                   coalesce(sum(received_base_units) filter (where status in ('completed', 'overpaid')), 0) as received
+            from payments
+            where merchant_id = ${filter.merchantId} and is_test = ${filter.isTest}
+              and created_at >= ${filter.from.toISOString()}::timestamptz
+              and created_at < ${filter.to.toISOString()}::timestamptz
+            group by 1, 2, 3 order by 1, 2, 3`,
+      );
+      return rows.map((row) => ({
+        day: row.day,
+        chain: row.chain,
+        asset: row.asset,
+        created: Number(row.created),
+        paid: Number(row.paid),
+        received: String(row.received),
+      }));
+    },
+
+    /** Paid payments (completed, overpaid) created in [from, to): id and creation time, for timing their confirmation. */
+    async paidCreationTimes(
+      filter: { merchantId: string; isTest: boolean; from: Date; to: Date },
+      limit: number,
+      afterId: string | undefined,
+    ): Promise<Array<{ id: string; createdAt: Date }>> {
+      return db
+        .select({ id: payments.id, createdAt: payments.createdAt })
+        .from(payments)
+        .where(
+          and(
+            eq(payments.merchantId, filter.merchantId),
+            eq(payments.isTest, filter.isTest),
+            inArray(payments.status, ['completed', 'overpaid']),
+            gte(payments.createdAt, filter.from),
+            lt(payments.createdAt, filter.to),
+            afterId === undefined ? undefined : gt(payments.id, afterId),
+          ),
+        )
+        .orderBy(asc(payments.id))
+        .limit(limit);
+    },
+
     /** Marks a test payment as simulated from its checkout, unless it already was: true when this call marked it. */
     async claimCheckoutSimulation(db: Db, id: string, now: Date): Promise<boolean> {
       const marked = await db

@@ -198,6 +198,16 @@ export function createPaymentViews(deps: PaymentViewsDeps) {
     exportPage: (filter: ExportFilter, limit: number, afterId: string | undefined) =>
       repo.exportPage(filter, limit, afterId),
 
+    /** Reports: per day, chain and asset, payments created and paid and what they received (see the repo). */
+    reportDaily: (filter: { merchantId: string; isTest: boolean; from: Date; to: Date }) =>
+      repo.reportDaily(filter),
+    /** Reports: a page of paid payments' creation times. */
+    paidCreationTimes: (
+      filter: { merchantId: string; isTest: boolean; from: Date; to: Date },
+      limit: number,
+      afterId: string | undefined,
+    ) => repo.paidCreationTimes(filter, limit, afterId),
+
     /** Payment rows by id, for settlement (forwarding needs merchant, status and derivation index). */
     rowsByIds: (ids: string[]) => repo.byIds(db, ids),
 

@@ -152,6 +152,9 @@ export function createEventsService({ db, repo, clock, endpoints }: EventsDeps) 
   }
 
   return {
+    /** Reports: when each payment was first paid (confirmed or overpaid), from its events. */
+    firstPaidAt: (merchantId: string, paymentIds: string[]) => repo.firstPaidAt(db, merchantId, paymentIds),
+
     /** A keyset page of a merchant's events for exports, oldest first. */
     exportPage: (
       filter: { merchantId: string; isTest: boolean; from?: Date | undefined; to?: Date | undefined },
