@@ -7,6 +7,7 @@ import { KeysPage } from './pages/keys.tsx';
 import { NewTestPaymentPage } from './pages/new-payment.tsx';
 import { PaymentDetailPage } from './pages/payment-detail.tsx';
 import { PaymentsPage } from './pages/payments.tsx';
+import { ReportsPage } from './pages/reports.tsx';
 import { SettingsPage } from './pages/settings.tsx';
 import { WebhookDetailPage } from './pages/webhook-detail.tsx';
 import { WebhooksPage } from './pages/webhooks.tsx';
@@ -69,6 +70,7 @@ const navItems: NavItem[] = [
   { to: '/payments', label: 'Payments', section: /^\/payments(?!\/new)/ },
   { to: '/payments/new', label: 'Create test payment', section: /^\/payments\/new/ },
   { to: '/events', label: 'Events', section: /^\/events/ },
+  { to: '/reports', label: 'Reports', section: /^\/reports/ },
   { to: '/webhooks', label: 'Webhooks', section: /^\/webhooks/ },
   { to: '/keys', label: 'API keys', section: /^\/keys/ },
   { to: '/settings', label: 'Settings', section: /^\/settings/ },
@@ -80,6 +82,7 @@ function Page({ path }: { path: string }) {
   const payment = match('/payments/:id', path);
   if (payment !== null) return <PaymentDetailPage id={payment.id ?? ''} />;
   if (path === '/events') return <EventsPage />;
+  if (path === '/reports') return <ReportsPage />;
   if (path === '/webhooks') return <WebhooksPage />;
   const endpoint = match('/webhooks/:id', path);
   if (endpoint !== null) return <WebhookDetailPage id={endpoint.id ?? ''} />;
