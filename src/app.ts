@@ -31,6 +31,7 @@ import { webhookEndpointRoutes } from './modules/webhooks/endpoints/routes.ts';
 import type { Services } from './services.ts';
 import { checkoutRoutes } from './web/checkout/routes.ts';
 import { dashboardRoutes } from './web/dashboard-routes.ts';
+import { refundPageRoutes } from './web/refund/routes.ts';
 
 export interface AppDeps {
   config: Config;
@@ -194,6 +195,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       simulateLimit: checkoutSimulateLimit,
     }),
   );
+  await app.register(refundPageRoutes({ refunds: services.refunds }));
   await app.register(dashboardRoutes(deps.dashboardDir === undefined ? {} : { distDir: deps.dashboardDir }));
 
   return app;

@@ -108,6 +108,30 @@ if (!runBrowserTests) {
       await refunds.getByText('Waiting for the payer’s address').waitFor();
       await screenshot(page, `${shots}/01-payment-refund`);
 
+      // The payer's page behind the link: an address of another chain refused with the reason, then theirs taken.
+      const link =
+        (await refunds.locator('code').filter({ hasText: '/refund/' }).first().textContent()) ?? '';
+      expect(link).toContain(`${base}/refund/rf_`);
+      await page.goto(link.trim());
+      await page.getByRole('heading', { name: 'Your refund' }).waitFor();
+      await page.getByLabel('Your Ethereum address').fill('bc1qar0srrr7xfkvy5l643lydnw9re59gtzzwf5mdq');
+      await page.getByRole('button', { name: 'Send my refund here' }).click();
+      await page.getByRole('alert').getByText('is not a valid Ethereum address').waitFor();
+      await screenshot(page, `${shots}/02-refund-link-refused`);
+      await page.getByLabel('Your Ethereum address').fill(`0x${randomBytes(20).toString('hex')}`);
+      await page.getByRole('button', { name: 'Send my refund here' }).click();
+      await page.getByText('Thank you: your address was received.').waitFor();
+      await waitFor(
+        'the refund sent',
+        async () => {
+          await page.reload();
+          return (await page.getByText('The refund was sent.').count()) > 0 ? true : undefined;
+        },
+        60_000,
+      );
+      await screenshot(page, `${shots}/03-refund-link-sent`);
+      await page.goto(`${base}/dashboard/payments/${ids[3]}`);
+
       await page
         .getByRole('navigation', { name: 'Main' })
         .getByRole('link', { name: 'Reports', exact: true })
@@ -119,7 +143,7 @@ if (!runBrowserTests) {
       await page.getByTestId('volume-chart').first().waitFor();
       expect(await page.getByTestId('volume-chart').locator('rect').count()).toBe(1);
       expect(await page.getByTestId('median-confirmation').textContent()).toMatch(/^\d+ s$/);
-      await screenshot(page, `${shots}/02-reports`);
+      await screenshot(page, `${shots}/04-reports`);
       expect(browser.problems).toEqual([]);
     });
   });
