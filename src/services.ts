@@ -157,6 +157,7 @@ export function buildServices({
     events,
     adapterOf: (chain, isTest) => chainAdapters.get(chain, isTest),
     mailRefundLink: notices.enabled ? notices.refundLink : undefined,
+    autoRefundsOverpaid: settings.autoRefundsOverpaid,
   });
   const exports = createExportsService({ db, payments, refunds, events, ledger: exportLedger });
   const reports = createReportsService({ db, clock, payments, events, ledger: exportLedger });

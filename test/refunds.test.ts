@@ -45,6 +45,7 @@ describe('refunds through the running program (simulated chains)', { timeout: 12
   let drop: () => Promise<void> = async () => {};
   let key = '';
   let secret = '';
+  let dashboardToken = '';
   let smtp: Awaited<ReturnType<typeof startSmtpServer>>;
 
   async function call<T>(
@@ -135,6 +136,7 @@ describe('refunds through the running program (simulated chains)', { timeout: 12
       }),
     });
     const session = (await signup.json()) as { token: string };
+    dashboardToken = session.token;
     const keypair = await fetch(`${base}/v1/keypairs`, {
       method: 'POST',
       headers: { authorization: `Bearer ${session.token}` },
@@ -287,6 +289,39 @@ describe('refunds through the running program (simulated chains)', { timeout: 12
       headers,
     );
     expect(other.json.error.code).toBe('idempotency_conflict');
+  });
+
+  it('refunds overpaid excess on its own when the merchant turned it on, once the payer gives an address', async () => {
+    const patch = await fetch(`${base}/v1/settings`, {
+      method: 'PATCH',
+      headers: { authorization: `Bearer ${dashboardToken}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ auto_refund_overpaid: true }),
+    });
+    expect(patch.status).toBe(200);
+    const payment = await paymentIn('overpaid', { outcome: 'overpaid', amount_native: '1.3' });
+    const automatic = await waitFor(
+      'the automatic refund',
+      async () =>
+        (
+          await ok<{ data: Array<Refund & { automatic: boolean }> }>(
+            'GET',
+            `/payments/${payment.payment_id}/refunds`,
+          )
+        ).data[0],
+      20_000,
+    );
+    expect(automatic).toMatchObject({ automatic: true, status: 'awaiting_address', amount_native: '0.3' });
+    const token = automatic.refund_url.split('/refund/')[1] ?? '';
+    const given = await fetch(`${base}/v1/refund-links/${token}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ address: payerAddress() }),
+    });
+    expect(given.status).toBe(200);
+    expect((await refundSent(automatic.id)).sent_amount_native).toBe('0.299979');
+    // One automatic refund per payment, however many rounds ran.
+    const list = await ok<{ data: Refund[] }>('GET', `/payments/${payment.payment_id}/refunds`);
+    expect(list.data).toHaveLength(1);
   });
 
   it('delivers refund.created and refund.sent, signed like every event', async () => {

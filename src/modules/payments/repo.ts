@@ -429,6 +429,23 @@ export function createPaymentsRepo(db: Db) {
       }));
     },
 
+    /** Overpaid payments of a chain and mode last changed at or after `since` (auto-refunds of the excess look at them). */
+    async overpaidSince(chain: string, isTest: boolean, since: Date, limit: number): Promise<PaymentRow[]> {
+      return db
+        .select()
+        .from(payments)
+        .where(
+          and(
+            eq(payments.status, 'overpaid'),
+            eq(payments.chain, chain),
+            eq(payments.isTest, isTest),
+            gte(payments.updatedAt, since),
+          ),
+        )
+        .orderBy(asc(payments.updatedAt))
+        .limit(limit);
+    },
+
     /** Paid payments (completed, overpaid) created in [from, to): id and creation time, for timing their confirmation. */
     async paidCreationTimes(
       filter: { merchantId: string; isTest: boolean; from: Date; to: Date },

@@ -201,6 +201,9 @@ export function createPaymentViews(deps: PaymentViewsDeps) {
     /** Reports: per day, chain and asset, payments created and paid and what they received (see the repo). */
     reportDaily: (filter: { merchantId: string; isTest: boolean; from: Date; to: Date }) =>
       repo.reportDaily(filter),
+    /** Overpaid payments of a chain and mode changed since `since` (auto-refunds of the excess). */
+    overpaidSince: (chain: string, isTest: boolean, since: Date, limit: number) =>
+      repo.overpaidSince(chain, isTest, since, limit),
     /** Reports: a page of paid payments' creation times. */
     paidCreationTimes: (
       filter: { merchantId: string; isTest: boolean; from: Date; to: Date },

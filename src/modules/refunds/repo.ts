@@ -97,6 +97,16 @@ export const refundsRepo = {
       .orderBy(asc(refunds.createdAt), asc(refunds.id));
   },
 
+  /** Which of these payments already have an automatic refund (of their overpaid excess). */
+  async withAutomaticRefund(db: Db, paymentIds: string[]): Promise<Set<string>> {
+    if (paymentIds.length === 0) return new Set();
+    const rows = await queryRows<{ payment_id: string }>(
+      db,
+      sql`select distinct payment_id from refunds where automatic and payment_id = any(${pgArray(paymentIds)}::uuid[])`,
+    );
+    return new Set(rows.map((row) => row.payment_id));
+  },
+
   /** Refunds the merchant is asked to pay, oldest first: the watcher looks for their transfers. */
   async awaitingPayment(db: Db, chain: string, isTest: boolean): Promise<RefundRow[]> {
     return db

@@ -21,7 +21,7 @@ export interface RefundSenderDeps {
   adapter: ChainAdapter;
   payments: Pick<PaymentsService, 'lockForRefund' | 'rowsByIds'>;
   ledger: Pick<RefundLedger, 'holdDepositsForRefund' | 'releaseRefundHold' | 'cursorHeights'>;
-  refunds: Pick<RefundsService, 'record'>;
+  refunds: Pick<RefundsService, 'record' | 'autoRefundOverpaid'>;
   logger?: Logger | undefined;
   /** Test seam: runs right after a refund's signed transaction is committed, before it is broadcast. */
   afterIntent?: ((refundId: string) => Promise<void> | void) | undefined;
@@ -223,6 +223,7 @@ export function createRefundSender(deps: RefundSenderDeps) {
 
     async run(): Promise<RefundRunResult> {
       const result: RefundRunResult = { signed: 0, broadcast: 0, sent: 0, failed: 0 };
+      await deps.refunds.autoRefundOverpaid(chain, isTest);
       const open = await repo.open(db, chain, isTest);
       if (open.length === 0) return result;
       const height = (await ledger.cursorHeights(db)).get(`${chain}:${isTest}`);

@@ -23,7 +23,9 @@ export interface RefundsDeps {
   publicUrl: string;
   /** Keys the refund links (HMAC): a link is checked without storing it, and cannot be made without the key. */
   masterKey: Buffer;
-  payments: Pick<PaymentsService, 'findRow' | 'lockForRefund'>;
+  payments: Pick<PaymentsService, 'findRow' | 'lockForRefund' | 'overpaidSince'>;
+  /** Whether a merchant refunds overpaid excess on its own (settings). */
+  autoRefundsOverpaid?: ((merchantId: string) => Promise<boolean>) | undefined;
   events: Pick<EventsService, 'recordRefundEvent'>;
   /** The connected chain adapter of a chain and mode. */
   adapterOf(chain: string, isTest: boolean): ChainAdapter | undefined;
@@ -49,6 +51,44 @@ function decimalsOf(chain: ChainInfo, asset: string): number {
   const info = getAsset(chain, asset);
   if (info === undefined) throw new Error(`refund in unknown asset ${asset} on ${chain.id}`);
   return info.decimals;
+}
+
+/** A refund of `payment` as first recorded, waiting for its payer's address; callers set amount and the rest. */
+function blankRefund(payment: PaymentRow, now: Date): RefundRow {
+  return {
+    id: '',
+    merchantId: payment.merchantId,
+    paymentId: payment.id,
+    isTest: payment.isTest,
+    chain: payment.chain,
+    asset: payment.asset,
+    amount: '0',
+    currency: null,
+    currencyAmount: null,
+    status: 'awaiting_address',
+    source: null,
+    toAddress: null,
+    fromAddress: null,
+    allocations: null,
+    payerEmail: null,
+    reason: null,
+    automatic: false,
+    sentAmount: null,
+    fee: null,
+    rawTx: null,
+    txHash: null,
+    blockNumber: null,
+    broadcastCount: 0,
+    lastError: null,
+    idempotencyKey: null,
+    requestHash: null,
+    createdAt: now,
+    addressAt: null,
+    broadcastAt: null,
+    sentAt: null,
+    failedAt: null,
+    updatedAt: now,
+  };
 }
 
 /**
@@ -323,12 +363,8 @@ export function createRefundsService(deps: RefundsDeps) {
             );
           }
           const inserted: RefundRow = {
+            ...blankRefund(locked, now),
             id,
-            merchantId: locked.merchantId,
-            paymentId: locked.id,
-            isTest: locked.isTest,
-            chain: locked.chain,
-            asset: locked.asset,
             amount: amount.toString(),
             ...(input.currency !== undefined &&
             input.currency.toUpperCase() !== locked.asset &&
@@ -336,28 +372,12 @@ export function createRefundsService(deps: RefundsDeps) {
               ? { currency: locked.currency, currencyAmount: input.amount }
               : { currency: null, currencyAmount: null }),
             status: address === null ? 'awaiting_address' : 'queued',
-            source: null,
             toAddress: address,
-            fromAddress: null,
-            allocations: null,
             payerEmail: input.email ?? null,
             reason: input.reason ?? null,
-            automatic: false,
-            sentAmount: null,
-            fee: null,
-            rawTx: null,
-            txHash: null,
-            blockNumber: null,
-            broadcastCount: 0,
-            lastError: null,
             idempotencyKey: idempotencyKey ?? null,
             requestHash,
-            createdAt: now,
             addressAt: address === null ? null : now,
-            broadcastAt: null,
-            sentAt: null,
-            failedAt: null,
-            updatedAt: now,
           };
           await repo.insert(tx, inserted);
           await record(tx, 'refund.created', inserted);
@@ -435,6 +455,53 @@ export function createRefundsService(deps: RefundsDeps) {
         has_more: hasMore,
         next_cursor: hasMore ? (page.at(-1)?.id ?? null) : null,
       };
+    },
+
+    /**
+     * Auto-refunds (merchant setting `auto_refund_overpaid`): each payment of the chain and mode that turned overpaid
+     * in the last day gets one automatic refund of its excess (received − expected, at most what is still
+     * refundable), waiting for the payer's address; it is sent as soon as they give it. Returns how many were made.
+     */
+    async autoRefundOverpaid(chain: string, isTest: boolean): Promise<number> {
+      if (deps.autoRefundsOverpaid === undefined) return 0;
+      const since = new Date(clock.now().getTime() - 24 * 3600_000);
+      const overpaid = await deps.payments.overpaidSince(chain, isTest, since, 200);
+      if (overpaid.length === 0) return 0;
+      const done = await repo.withAutomaticRefund(
+        db,
+        overpaid.map((payment) => payment.id),
+      );
+      const enabled = new Map<string, boolean>();
+      let made = 0;
+      for (const payment of overpaid) {
+        if (done.has(payment.id)) continue;
+        if (!enabled.has(payment.merchantId)) {
+          enabled.set(payment.merchantId, await deps.autoRefundsOverpaid(payment.merchantId));
+        }
+        if (enabled.get(payment.merchantId) !== true) continue;
+        const excess = BigInt(payment.receivedBaseUnits) - BigInt(payment.expectedBaseUnits);
+        if (excess <= 0n) continue;
+        const row = await db.transaction(async (tx) => {
+          const locked = await deps.payments.lockForRefund(tx, payment.id);
+          if (locked === undefined) return null;
+          const refundable = BigInt(locked.receivedBaseUnits) - (await repo.activeTotal(tx, locked.id));
+          const amount = excess < refundable ? excess : refundable;
+          if (amount <= 0n) return null;
+          const now = clock.now();
+          const inserted: RefundRow = {
+            ...blankRefund(locked, now),
+            id: newId('rf'),
+            amount: amount.toString(),
+            reason: 'overpaid excess (automatic)',
+            automatic: true,
+          };
+          await repo.insert(tx, inserted);
+          await record(tx, 'refund.created', inserted);
+          return inserted;
+        });
+        if (row !== null) made += 1;
+      }
+      return made;
     },
 
     /** The payer's view of a refund through its link (no merchant data). */
