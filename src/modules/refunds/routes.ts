@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { principalOf } from '../../http/auth.ts';
 import type { RouteContext } from '../../http/context.ts';
-import { AppError } from '../../lib/errors.ts';
+import { idempotencyHeadersSchema, idempotencyKeyOf } from '../../http/idempotency.ts';
 import {
   createRefundSchema,
   listRefundsQuerySchema,
@@ -15,14 +15,9 @@ import {
   submitRefundAddressSchema,
 } from './schemas.ts';
 
-const idempotencyKeyPattern = /^[\x21-\x7e]{1,255}$/;
-
-const createHeadersSchema = z.object({
-  'idempotency-key': z
-    .string()
-    .optional()
-    .describe('Retry-safe: the same key and body return the first refund (200); another body is a 409.'),
-});
+const createHeadersSchema = idempotencyHeadersSchema(
+  'Retry-safe: the same key and body return the first refund (200); another body is a 409.',
+);
 
 export function refundsRoutes({ services, requireAuth }: RouteContext): FastifyPluginAsyncZod {
   return async (app) => {
@@ -46,16 +41,7 @@ export function refundsRoutes({ services, requireAuth }: RouteContext): FastifyP
         },
       },
       async (request, reply) => {
-        const key = request.headers['idempotency-key'];
-        if (key !== undefined && !idempotencyKeyPattern.test(key)) {
-          throw new AppError(
-            'parameter_invalid',
-            'Idempotency-Key must be 1 to 255 printable ASCII characters.',
-            {
-              param: 'Idempotency-Key',
-            },
-          );
-        }
+        const key = idempotencyKeyOf(request.headers['idempotency-key']);
         const result = await services.refunds.create(
           principalOf(request),
           request.params.id,
