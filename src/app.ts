@@ -25,6 +25,7 @@ import { settingsRoutes } from './modules/settings/routes.ts';
 import { simulatorRoutes } from './modules/simulator/routes.ts';
 import { webhookDeliveryRoutes } from './modules/webhooks/delivery/routes.ts';
 import { webhookEndpointRoutes } from './modules/webhooks/endpoints/routes.ts';
+import { eventStreamRoutes } from './modules/webhooks/events/routes.ts';
 import type { Services } from './services.ts';
 import { checkoutRoutes } from './web/checkout/routes.ts';
 import { dashboardRoutes } from './web/dashboard-routes.ts';
@@ -174,6 +175,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       await v1.register(keysRoutes(context));
       await v1.register(webhookEndpointRoutes(context));
       await v1.register(webhookDeliveryRoutes(context));
+      await v1.register(eventStreamRoutes(context));
       await v1.register(paymentsRoutes(context));
       await v1.register(simulatorRoutes(context));
       await v1.register(settingsRoutes(context));

@@ -5,6 +5,8 @@ import type { Clock } from './lib/clock.ts';
 import { createSettlementJobs } from './modules/chains/jobs.ts';
 import { createRetentionJob } from './modules/retention/jobs.ts';
 import { createConfiguredDeliveryWorker } from './modules/webhooks/delivery/worker.ts';
+import { streamRepo } from './modules/webhooks/events/stream-repo.ts';
+import { createStreamSequencer } from './modules/webhooks/events/stream-sequencer.ts';
 import type { Services } from './services.ts';
 
 /** A background worker as the program runs it: started after the API listens, stopped last-started-first. */
@@ -71,7 +73,19 @@ export function backgroundWorkers({
       { name: 'events', keepMs: config.retentionMs.events, purge: services.events.purgeEvents },
     ],
   });
+  const sequencer = createStreamSequencer({
+    database,
+    repo: streamRepo,
+    logger: logger.child({ worker: 'event-stream' }),
+  });
   return [
+    {
+      name: 'event-stream',
+      started: 'event stream sequencer started: committed events get their stream positions',
+      start: () => sequencer.start(),
+      stop: () => sequencer.stop(),
+      readiness: () => sequencer.readiness(),
+    },
     {
       name: 'webhooks',
       started: 'webhook delivery worker started',

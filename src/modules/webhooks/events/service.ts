@@ -140,6 +140,7 @@ export function createEventsService({ db, repo, clock, endpoints }: EventsDeps) 
       sample,
       occurredAt: input.occurredAt,
       createdAt: clock.now(),
+      streamSeq: null,
     };
   }
 
@@ -183,6 +184,7 @@ export function createEventsService({ db, repo, clock, endpoints }: EventsDeps) 
         sample: false,
         occurredAt: input.occurredAt,
         createdAt: clock.now(),
+        streamSeq: null,
       };
       await repo.insertEventWithDeliveries(tx, event);
       return { eventId: event.id };
@@ -207,6 +209,7 @@ export function createEventsService({ db, repo, clock, endpoints }: EventsDeps) 
         sample: false,
         occurredAt: input.occurredAt,
         createdAt: clock.now(),
+        streamSeq: null,
       }));
       // The endpoint an event is about does not get it: it is failing, or it knows it works again.
       await repo.insertEventsWithDeliveries(
