@@ -13,10 +13,12 @@ import type { Database } from './db/client.ts';
 import { decoratePrincipal, makeAuth } from './http/auth.ts';
 import type { RouteContext } from './http/context.ts';
 import { clientError, frameworkError, installErrorHandling, requestIdPattern } from './http/error-handler.ts';
+import { recordHttpMetrics, registerMetricsRoute } from './http/metrics.ts';
 import { registerOpenApi } from './http/openapi.ts';
 import { type RateLimitCheck, rateLimitCheck, registerRateLimiting } from './http/rate-limit.ts';
 import { registerSecurityHeaders } from './http/security-headers.ts';
 import { randomToken } from './lib/ids.ts';
+import type { Metrics } from './metrics.ts';
 import { accountsRoutes } from './modules/accounts/routes.ts';
 import { chainsRoutes } from './modules/chains/routes.ts';
 import { keysRoutes } from './modules/keys/routes.ts';
@@ -39,6 +41,8 @@ export interface AppDeps {
   readinessChecks?: Array<() => Promise<string | null>>;
   /** Folder of the built dashboard (default: src/web/dashboard/dist). */
   dashboardDir?: string;
+  /** The process's Prometheus metrics: HTTP answers are timed, and GET /metrics served when SVC_METRICS_TOKEN is set. */
+  metrics?: Metrics;
 }
 
 const BODY_LIMIT = 64 * 1024;
@@ -125,6 +129,11 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   );
 
   await registerOpenApi(app, `${config.publicUrl}/v1`);
+
+  if (deps.metrics !== undefined) {
+    recordHttpMetrics(app, deps.metrics);
+    if (config.metrics.token !== undefined) registerMetricsRoute(app, deps.metrics, config.metrics.token);
+  }
 
   app.get('/healthz', { schema: { hide: true } }, async () => ({ status: 'ok' }));
   app.get('/readyz', { schema: { hide: true } }, async (_request, reply) => {
