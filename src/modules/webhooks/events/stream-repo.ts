@@ -5,6 +5,9 @@ import { type Db, queryRows } from '../../../db/client.ts';
 /** The hubs of processes serving streams LISTEN here: which merchants and modes have newly sequenced events. */
 export const STREAM_CHANNEL = 'svc_event_stream';
 
+/** A NOTIFY payload has at most 8000 bytes: past this many, every stream looks instead of the ones named. */
+const MAX_PAYLOAD = 7000;
+
 /** One sequenced event as the sequencer reports it (for the wake-ups and the metrics). */
 export interface SequencedEvent {
   merchantId: string;
@@ -44,7 +47,8 @@ export const streamRepo = {
    * Gives the oldest `limit` committed events without a position theirs, in creation order, inside the caller's
    * transaction `tx`. The head row is locked first in a statement of its own: in READ COMMITTED the next statement
    * then sees every event committed before the lock was granted, including those of the sequencer that held it, so
-   * two sequencers never number the same event and positions grow in the order sequencers commit.
+   * two sequencers never number the same event and positions grow in the order sequencers commit. The streams of the
+   * merchants and modes numbered are woken at commit.
    */
   async sequence(tx: Db, limit: number): Promise<SequencedEvent[]> {
     const [head] = await queryRows<{ seq: string | number }>(
@@ -53,6 +57,8 @@ export const streamRepo = {
     );
     if (head === undefined) throw new Error('event_stream_head has no row: migrations not applied?');
     const base = Number(head.seq);
+    // The NOTIFY (sent at commit) names the merchants and modes numbered, `<merchant>:t|l` joined by commas, or '*'
+    // when they would not fit in a notification's 8000 bytes.
     const rows = await queryRows<SequencedRow>(
       tx,
       sql`
@@ -72,8 +78,15 @@ export const streamRepo = {
       ), moved as (
         update event_stream_head set seq = ${base} + (select count(*) from numbered) where id = 1
         returning seq
+      ), keys as (
+        select string_agg(distinct merchant_id || ':' || case when is_test then 't' else 'l' end, ',') as payload
+        from sequenced
+      ), announced as (
+        select pg_notify(${STREAM_CHANNEL}, case when length(payload) > ${MAX_PAYLOAD} then '*' else payload end)
+        from keys where payload is not null
       )
-      select merchant_id, is_test, type, chain, created_at, (select count(*) from moved) as moved
+      select merchant_id, is_test, type, chain, created_at,
+        (select count(*) from moved) as moved, (select count(*) from announced) as announced
       from sequenced`,
     );
     return rows.map((row) => ({
@@ -83,11 +96,6 @@ export const streamRepo = {
       chain: row.chain,
       createdAt: new Date(row.created_at),
     }));
-  },
-
-  /** Wakes the streams of these merchant/mode keys once `tx` commits ('*': every stream). */
-  async announce(tx: Db, payload: string): Promise<void> {
-    await tx.execute(sql`select pg_notify(${STREAM_CHANNEL}, ${payload})`);
   },
 
   /** The newest position among a merchant's events in a mode: a stream opened now sends what comes after it. */

@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import type { Database } from '../../../db/client.ts';
-import { listen, MISSED_NOTIFICATIONS } from '../../../db/notify.ts';
+import { listen } from '../../../db/notify.ts';
 import { EVENTS_COMMITTED_CHANNEL } from './repo.ts';
 import type { SequencedEvent, StreamRepo } from './stream-repo.ts';
 
@@ -16,19 +16,9 @@ export interface StreamSequencerDeps {
   onSequenced?: (events: SequencedEvent[]) => void;
 }
 
-/** A NOTIFY payload has at most 8000 bytes: past this many, every stream looks instead of the ones named. */
-const MAX_PAYLOAD = 7000;
-
-/** The keys a stream hub wakes streams by: merchant id and mode. */
+/** The keys a stream hub wakes streams by: merchant id and mode (as the sequencer's NOTIFY names them). */
 export function streamKey(merchantId: string, isTest: boolean): string {
   return `${merchantId}:${isTest ? 't' : 'l'}`;
-}
-
-/** The NOTIFY payload naming the merchants and modes of a batch, or '*' when they do not fit. */
-function announcement(events: readonly SequencedEvent[]): string {
-  const keys = [...new Set(events.map((event) => streamKey(event.merchantId, event.isTest)))];
-  const payload = keys.join(',');
-  return payload.length > MAX_PAYLOAD ? MISSED_NOTIFICATIONS : payload;
 }
 
 /**
@@ -51,11 +41,7 @@ export function createStreamSequencer(deps: StreamSequencerDeps) {
   async function drain(): Promise<void> {
     for (;;) {
       again = false;
-      const batch = await database.db.transaction(async (tx) => {
-        const events = await repo.sequence(tx, batchSize);
-        if (events.length > 0) await repo.announce(tx, announcement(events));
-        return events;
-      });
+      const batch = await database.db.transaction((tx) => repo.sequence(tx, batchSize));
       if (batch.length > 0) deps.onSequenced?.(batch);
       if (batch.length < batchSize && !again) return;
     }
