@@ -253,6 +253,45 @@ describe('the bundled program', () => {
       expect((await fetch(`${server.base}${script}`)).status).toBe(200);
       expect(server.output()).toContain('derivation thread ready');
       expect(server.output()).not.toMatch(/through tsx|derivation thread unusable/);
+      // The developer commands come from the bundle too (with the SDK they use), against the bundled server.
+      const listed = await new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
+        const cli = spawn(
+          process.execPath,
+          [
+            join(installed, 'bin', 'svc.mjs'),
+            'payments',
+            'list',
+            '--json',
+            '--url',
+            server.base,
+            '--api-key',
+            test.full_key,
+          ],
+          {
+            cwd: installed,
+            env: { PATH: process.env.PATH, HOME: installed },
+            stdio: ['ignore', 'pipe', 'pipe'],
+          },
+        );
+        running.add(cli);
+        let stdout = '';
+        let stderr = '';
+        cli.stdout.on('data', (chunk: Buffer) => {
+          stdout += chunk.toString('utf8');
+        });
+        cli.stderr.on('data', (chunk: Buffer) => {
+          stderr += chunk.toString('utf8');
+        });
+        cli.once('exit', (code) => {
+          running.delete(cli);
+          resolve({ code, stdout, stderr });
+        });
+      });
+      expect(listed.code, listed.stderr).toBe(0);
+      expect((JSON.parse(listed.stdout) as Array<{ payment_id: string }>).map((p) => p.payment_id)).toEqual([
+        created.payment_id,
+      ]);
+      expect(listed.stderr).not.toMatch(/through tsx/);
     } finally {
       await server.stop();
     }
