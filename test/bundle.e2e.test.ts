@@ -22,6 +22,7 @@ import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { freePort } from './support/net.ts';
+import { spawnCollecting } from './support/program.ts';
 
 interface BundleModule {
   root: string;
@@ -254,39 +255,23 @@ describe('the bundled program', () => {
       expect(server.output()).toContain('derivation thread ready');
       expect(server.output()).not.toMatch(/through tsx|derivation thread unusable/);
       // The developer commands come from the bundle too (with the SDK they use), against the bundled server.
-      const listed = await new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
-        const cli = spawn(
-          process.execPath,
-          [
-            join(installed, 'bin', 'svc.mjs'),
-            'payments',
-            'list',
-            '--json',
-            '--url',
-            server.base,
-            '--api-key',
-            test.full_key,
-          ],
-          {
-            cwd: installed,
-            env: { PATH: process.env.PATH, HOME: installed },
-            stdio: ['ignore', 'pipe', 'pipe'],
-          },
-        );
-        running.add(cli);
-        let stdout = '';
-        let stderr = '';
-        cli.stdout.on('data', (chunk: Buffer) => {
-          stdout += chunk.toString('utf8');
-        });
-        cli.stderr.on('data', (chunk: Buffer) => {
-          stderr += chunk.toString('utf8');
-        });
-        cli.once('exit', (code) => {
-          running.delete(cli);
-          resolve({ code, stdout, stderr });
-        });
-      });
+      const cli = spawnCollecting(
+        process.execPath,
+        [
+          join(installed, 'bin', 'svc.mjs'),
+          'payments',
+          'list',
+          '--json',
+          '--url',
+          server.base,
+          '--api-key',
+          test.full_key,
+        ],
+        { cwd: installed, env: { PATH: process.env.PATH, HOME: installed } },
+      );
+      running.add(cli.child);
+      cli.child.stdin?.end();
+      const listed = await cli.done();
       expect(listed.code, listed.stderr).toBe(0);
       expect((JSON.parse(listed.stdout) as Array<{ payment_id: string }>).map((p) => p.payment_id)).toEqual([
         created.payment_id,

@@ -3,7 +3,7 @@
  * forwarding triggered events signed and on time, a dropped stream resuming without loss or duplicates, `svc
  * payments`, and the SDK's retries making one payment. On PGlite always; on PostgreSQL too when DATABASE_URL is set.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -11,7 +11,13 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Svc, webhooks } from '../packages/sdk/src/index.ts';
 import { freePort } from './support/net.ts';
-import { type ServedProgram, startServe, stopProgram } from './support/program.ts';
+import {
+  type ServedProgram,
+  signUpMerchant,
+  spawnCollecting,
+  startServe,
+  stopProgram,
+} from './support/program.ts';
 import { startTcpProxy, type TcpProxy } from './support/tcp-proxy.ts';
 import { type Receiver, startReceiver, waitFor } from './support/webhooks.ts';
 
@@ -47,20 +53,7 @@ beforeAll(async () => {
     },
   });
   base = `http://127.0.0.1:${port}`;
-  const signup = await fetch(`${base}/v1/auth/signup`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({
-      email: `cli-${Date.now()}@example.com`,
-      password: 'correct horse battery staple',
-    }),
-  });
-  const { token } = (await signup.json()) as { token: string };
-  const keypair = await fetch(`${base}/v1/keypairs`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${token}` },
-  });
-  testKey = ((await keypair.json()) as { test: { full_key: string } }).test.full_key;
+  testKey = (await signUpMerchant(base, 'cli')).testKey;
   receiver = await startReceiver();
 }, 90_000);
 
@@ -73,43 +66,27 @@ afterAll(async () => {
 
 /** `svc <args>` from the sources, with its own config file and no key in the environment. */
 function svc(args: string[], env: Record<string, string> = {}) {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', ...args], {
+  const command = spawnCollecting(process.execPath, ['--import', 'tsx', 'src/main.ts', ...args], {
     cwd: root,
     env: { PATH: process.env.PATH, HOME: home, SVC_CONFIG_FILE: configFile, ...env },
-    stdio: ['pipe', 'pipe', 'pipe'],
   });
-  children.add(child);
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (chunk: Buffer) => {
-    stdout += chunk.toString('utf8');
-  });
-  child.stderr.on('data', (chunk: Buffer) => {
-    stderr += chunk.toString('utf8');
-  });
-  const exited = new Promise<number | null>((resolve) =>
-    child.once('exit', (code) => {
-      children.delete(child);
-      resolve(code);
-    }),
-  );
+  children.add(command.child);
+  command.child.once('exit', () => children.delete(command.child));
   return {
-    child,
-    stdout: () => stdout,
-    stderr: () => stderr,
+    ...command,
     /** Its stdout's JSON lines so far. */
     lines: () =>
-      stdout
+      command
+        .stdout()
         .split('\n')
         .filter((line) => line.startsWith('{'))
         .map((line) => JSON.parse(line) as Record<string, unknown>),
-    done: async () => ({ code: await exited, stdout, stderr }),
   };
 }
 
 async function run(args: string[], input?: string) {
   const command = svc(args);
-  command.child.stdin.end(input ?? '');
+  command.child.stdin?.end(input ?? '');
   const result = await command.done();
   return { ...result, json: () => JSON.parse(result.stdout) as Record<string, unknown> };
 }

@@ -9,7 +9,7 @@ import { createWebhookApp } from '../examples/express-webhooks.ts';
 import { handlers, POST } from '../examples/nextjs/app/api/webhooks/route.ts';
 import { Svc, type WebhookEvent, webhooks } from '../packages/sdk/src/index.ts';
 import { freePort } from './support/net.ts';
-import { type ServedProgram, startServe, stopProgram } from './support/program.ts';
+import { type ServedProgram, signUpMerchant, startServe, stopProgram } from './support/program.ts';
 import { type ReceivedRequest, type Receiver, startReceiver, waitFor } from './support/webhooks.ts';
 
 let program: ServedProgram;
@@ -20,23 +20,7 @@ beforeAll(async () => {
   const port = await freePort();
   program = await startServe({ port, dataDirPrefix: 'svc-examples-', env: {} });
   const base = `http://127.0.0.1:${port}`;
-  const signup = await fetch(`${base}/v1/auth/signup`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({
-      email: `examples-${Date.now()}@example.com`,
-      password: 'correct horse battery staple',
-    }),
-  });
-  const { token } = (await signup.json()) as { token: string };
-  const keypair = await fetch(`${base}/v1/keypairs`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${token}` },
-  });
-  svc = new Svc({
-    apiKey: ((await keypair.json()) as { test: { full_key: string } }).test.full_key,
-    baseUrl: base,
-  });
+  svc = new Svc({ apiKey: (await signUpMerchant(base, 'examples')).testKey, baseUrl: base });
   capture = await startReceiver();
 }, 90_000);
 

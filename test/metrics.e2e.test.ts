@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Svc } from '../packages/sdk/src/index.ts';
 import { freePort } from './support/net.ts';
-import { type ServedProgram, startServe, stopProgram } from './support/program.ts';
+import { type ServedProgram, signUpMerchant, startServe, stopProgram } from './support/program.ts';
 import { type Receiver, startReceiver, waitFor } from './support/webhooks.ts';
 
 const token = 'metrics-token-0123456789abcdef';
@@ -75,21 +75,8 @@ describe('GET /metrics', () => {
   });
 
   it("counts a payment's whole life without a merchant or payment in any label, and has what the dashboard plots", async () => {
-    const signup = await fetch(`${base}/v1/auth/signup`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({
-        email: `metrics-${Date.now()}@example.com`,
-        password: 'correct horse battery staple',
-      }),
-    });
-    const session = (await signup.json()) as { token: string; merchant: { id: string } };
-    const keypair = await fetch(`${base}/v1/keypairs`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${session.token}` },
-    });
-    const key = ((await keypair.json()) as { test: { full_key: string } }).test.full_key;
-    const svc = new Svc({ apiKey: key, baseUrl: base });
+    const merchant = await signUpMerchant(base, 'metrics');
+    const svc = new Svc({ apiKey: merchant.testKey, baseUrl: base });
     const endpoint = await svc.webhookEndpoints.create({ url: receiver.url });
     const payment = await svc.payments.create({ amount: '10', currency: 'USD', chain: 'ethereum' });
     await svc.payments.simulate(payment.payment_id, { outcome: 'paid' });
@@ -148,7 +135,7 @@ describe('GET /metrics', () => {
       value(text, 'svc_payments_open', { chain: 'ethereum', status: 'pending', mode: 'test' }) ?? 0,
     ).toBe(0);
 
-    for (const id of [session.merchant.id, payment.payment_id, endpoint.id, payment.address]) {
+    for (const id of [merchant.merchantId, payment.payment_id, endpoint.id, payment.address]) {
       expect(text.includes(id), id).toBe(false);
     }
 

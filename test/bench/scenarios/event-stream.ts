@@ -1,6 +1,6 @@
 import { fileURLToPath } from 'node:url';
 import { createServerSentEventParser } from '../../../packages/sdk/src/sse.ts';
-import { type Child, startChild } from '../lib/child.ts';
+import { ipcAsker, startChild } from '../lib/child.ts';
 import { benchDatabases } from '../lib/databases.ts';
 import { defineScenario, type Measurement, measurement } from '../lib/scenario.ts';
 import { median, percentile, round } from '../lib/stats.ts';
@@ -42,25 +42,6 @@ async function openStream(url: string, headers: Record<string, string>) {
   return { arrivals, close: () => controller.abort() };
 }
 
-function asker(child: Child<EventStreamReady>) {
-  return <T extends EventStreamMessage['type']>(
-    command: EventStreamCommand,
-    answer: T,
-    timeoutMs = 120_000,
-  ) =>
-    new Promise<Extract<EventStreamMessage, { type: T }>>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`no ${answer} within ${timeoutMs} ms`)), timeoutMs);
-      const listener = (message: EventStreamMessage) => {
-        if (message.type !== answer) return;
-        clearTimeout(timer);
-        child.process.off('message', listener);
-        resolve(message as Extract<EventStreamMessage, { type: T }>);
-      };
-      child.process.on('message', listener);
-      child.process.send(command);
-    });
-}
-
 async function until(check: () => boolean, timeoutMs: number, what: string): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!check()) {
@@ -96,7 +77,7 @@ export default defineScenario({
       const child = await startChild<EventStreamReady>(server, {
         env: { BENCH_TARGET: JSON.stringify(target) },
       });
-      const ask = asker(child);
+      const ask = ipcAsker<EventStreamCommand, EventStreamMessage>(child, 'event stream server');
       try {
         const streamOf = (which: 'ours' | 'bare') =>
           which === 'ours'
@@ -104,13 +85,13 @@ export default defineScenario({
             : openStream(child.ready.bare.url, {});
 
         const throughput = async (which: 'ours' | 'bare'): Promise<number> => {
-          await ask({ type: 'use', which }, 'using');
+          await ask({ type: 'use', which }, 'using', 120_000);
           const stream = await streamOf(which);
           try {
             await new Promise((resolve) => setTimeout(resolve, 50));
             // From the request to write the batch (the same insert for both) to the last arrival.
             const asked = performance.timeOrigin + performance.now();
-            await ask({ type: 'stage', count: batch }, 'staged');
+            await ask({ type: 'stage', count: batch }, 'staged', 120_000);
             await until(() => stream.arrivals.size >= batch, 120_000, `${batch} events on ${which}`);
             const last = Math.max(...stream.arrivals.values());
             const perSecond = batch / ((last - asked) / 1000);
@@ -122,11 +103,11 @@ export default defineScenario({
         };
 
         const latency = async (which: 'ours' | 'bare') => {
-          await ask({ type: 'use', which }, 'using');
+          await ask({ type: 'use', which }, 'using', 120_000);
           const stream = await streamOf(which);
           try {
             await new Promise((resolve) => setTimeout(resolve, 50));
-            const { committed, achievedRate } = await ask({ type: 'emit', rate, total }, 'emitted');
+            const { committed, achievedRate } = await ask({ type: 'emit', rate, total }, 'emitted', 120_000);
             await until(() => stream.arrivals.size >= total, 60_000, `${total} events on ${which}`);
             const samples = committed.map(([id, at]) =>
               Math.max(0, (stream.arrivals.get(id) ?? Number.NaN) - at),
