@@ -1,7 +1,13 @@
+import { tmpdir } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { createServerSentEventParser } from '../../../packages/sdk/src/sse.ts';
+import { openDatabase } from '../../../src/db/client.ts';
+import { systemClock } from '../../../src/lib/clock.ts';
+import { buildServices } from '../../../src/services.ts';
+import { benchServerConfig } from '../lib/bench-app.ts';
 import { ipcAsker, startChild } from '../lib/child.ts';
 import { benchDatabases } from '../lib/databases.ts';
+import { createEventWriter } from '../lib/event-writer.ts';
 import { defineScenario, type Measurement, measurement } from '../lib/scenario.ts';
 import { median, percentile, round } from '../lib/stats.ts';
 import type {
@@ -42,6 +48,14 @@ async function openStream(url: string, headers: Record<string, string>) {
   return { arrivals, close: () => controller.abort() };
 }
 
+/** The bench's own writer on a PostgreSQL database (the services over a pool of its own). */
+async function localWriter(url: string, merchantId: string) {
+  const config = benchServerConfig({ databaseUrl: url });
+  const database = await openDatabase({ databaseUrl: url, dataDir: tmpdir(), poolSize: 20 });
+  const services = buildServices({ config, database, clock: systemClock });
+  return { writer: createEventWriter(database, services.events, merchantId), close: () => database.close() };
+}
+
 async function until(check: () => boolean, timeoutMs: number, what: string): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!check()) {
@@ -52,7 +66,7 @@ async function until(check: () => boolean, timeoutMs: number, what: string): Pro
 
 /**
  * The live event stream (GET /v1/events/stream), on PGlite and on PostgreSQL, beside a bare stream in the same server
- * process on the same database (woken by the same commit notification, it reads the last second's rows and sends those it has not sent):
+ * process on the same database (the writer's NOTIFY names each committed event; read by primary key and written out):
  *  - events/s through one stream: a batch of events committed at once, from the commit to the last arrival;
  *  - p99 from each event's commit (the events service's own statement) to its arrival on the stream, at a steady
  *    rate: its goal is absolute (<= 50 ms, as for webhooks), so the "baseline" column is that budget and the bare
@@ -63,7 +77,7 @@ async function until(check: () => boolean, timeoutMs: number, what: string): Pro
 export default defineScenario({
   name: 'event-stream',
   description:
-    'Live event stream: events/s through one SSE stream vs a bare LISTEN+SELECT stream; p99 commit→stream',
+    'Live event stream: events/s through one SSE stream vs a bare NOTIFY+SELECT stream; p99 commit→stream',
   async run({ log, scale }) {
     const measurements: Measurement[] = [];
     const batch = Math.max(1000, Math.round(5000 * scale));
@@ -78,6 +92,18 @@ export default defineScenario({
         env: { BENCH_TARGET: JSON.stringify(target) },
       });
       const ask = ipcAsker<EventStreamCommand, EventStreamMessage>(child, 'event stream server');
+      // On PostgreSQL the events are written from this process, so the server's one thread only serves the streams;
+      // the embedded engine lives in the server's process, so on PGlite the server writes them.
+      const local =
+        database.kind === 'postgres' ? await localWriter(database.url, child.ready.merchantId) : undefined;
+      const stage = async (count: number) => {
+        if (local === undefined) await ask({ type: 'stage', count }, 'staged', 120_000);
+        else await local.writer.stage(count);
+      };
+      const emit = async (eventsPerSecond: number, count: number) =>
+        local === undefined
+          ? ask({ type: 'emit', rate: eventsPerSecond, total: count }, 'emitted', 120_000)
+          : local.writer.emit(eventsPerSecond, count);
       try {
         const streamOf = (which: 'ours' | 'bare') =>
           which === 'ours'
@@ -91,7 +117,7 @@ export default defineScenario({
             await new Promise((resolve) => setTimeout(resolve, 50));
             // From the request to write the batch (the same insert for both) to the last arrival.
             const asked = performance.timeOrigin + performance.now();
-            await ask({ type: 'stage', count: batch }, 'staged', 120_000);
+            await stage(batch);
             await until(() => stream.arrivals.size >= batch, 120_000, `${batch} events on ${which}`);
             const last = Math.max(...stream.arrivals.values());
             const perSecond = batch / ((last - asked) / 1000);
@@ -107,7 +133,7 @@ export default defineScenario({
           const stream = await streamOf(which);
           try {
             await new Promise((resolve) => setTimeout(resolve, 50));
-            const { committed, achievedRate } = await ask({ type: 'emit', rate, total }, 'emitted', 120_000);
+            const { committed, achievedRate } = await emit(rate, total);
             await until(() => stream.arrivals.size >= total, 60_000, `${total} events on ${which}`);
             const samples = committed.map(([id, at]) =>
               Math.max(0, (stream.arrivals.get(id) ?? Number.NaN) - at),
@@ -165,6 +191,7 @@ export default defineScenario({
           }),
         );
       } finally {
+        await local?.close();
         await child.stop();
         await database.dispose();
       }

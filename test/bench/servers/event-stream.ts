@@ -2,18 +2,18 @@ import { createServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { sql } from 'drizzle-orm';
 import { buildApp } from '../../../src/app.ts';
+import { pgArray } from '../../../src/db/arrays.ts';
 import { queryRows } from '../../../src/db/client.ts';
 import { openMigratedDatabase } from '../../../src/db/migrate.ts';
 import { listen } from '../../../src/db/notify.ts';
 import { systemClock } from '../../../src/lib/clock.ts';
 import { createLogger } from '../../../src/logger.ts';
-import { EVENTS_COMMITTED_CHANNEL } from '../../../src/modules/webhooks/events/repo.ts';
 import { streamRepo } from '../../../src/modules/webhooks/events/stream-repo.ts';
 import { createStreamSequencer } from '../../../src/modules/webhooks/events/stream-sequencer.ts';
 import { buildServices } from '../../../src/services.ts';
 import { benchMerchant, benchServerConfig, exitWithParent } from '../lib/bench-app.ts';
 import { reportError, reportReady } from '../lib/child.ts';
-import { eventSnapshot } from '../lib/webhook-bench.ts';
+import { BARE_CHANNEL, createEventWriter } from '../lib/event-writer.ts';
 
 export interface EventStreamTarget {
   kind: 'pglite' | 'postgres';
@@ -21,6 +21,8 @@ export interface EventStreamTarget {
 }
 
 export interface EventStreamReady {
+  /** The merchant whose events both streams send (a writer in the bench's process writes them on PostgreSQL). */
+  merchantId: string;
   ours: { url: string; headers: Record<string, string> };
   bare: { url: string };
 }
@@ -35,15 +37,11 @@ export type EventStreamMessage =
   | { type: 'staged' }
   | { type: 'emitted'; committed: Array<[string, number]>; achievedRate: number };
 
-const now = () => performance.timeOrigin + performance.now();
-
-/** How far back the bare stream looks at each wake-up. */
-const WINDOW_MS = 1000;
-
 /**
  * The event stream bench's server, in its own process: the real app (GET /v1/events/stream, with the real sequencer)
- * and a bare stream beside it on the same database (woken by the same commit notification, it reads the last moment's
- * rows and sends the new ones), and the writer of events both read (the events service's own outbox statement). The parent reads one stream over HTTP and times arrivals against the commit times this process reports.
+ * and a bare stream beside it on the same database (the writer's NOTIFY names each committed event, read by primary
+ * key and written out), and on PGlite the writer of events both read (bench/lib/event-writer.ts; on PostgreSQL the
+ * bench writes from its own process). The parent reads one stream over HTTP and times arrivals against the commit times this process reports.
  */
 async function main(): Promise<void> {
   const target = JSON.parse(process.env.BENCH_TARGET ?? '{}') as EventStreamTarget;
@@ -63,41 +61,31 @@ async function main(): Promise<void> {
   const sequencer = createStreamSequencer({ database, repo: streamRepo });
   await sequencer.start();
 
-  // The bare stream: on the commit notification every event insert sends, it reads the merchant's rows created in
-  // the last WINDOW_MS (a statement that commits a moment late is still in that window) and writes those it has not
-  // sent yet. No positions, no resume, no per-merchant wake-ups: about the least a stream that loses nothing in a
-  // bench's few milliseconds can do.
+  // The bare stream: the writer's NOTIFY names each event once it committed; the ids of one tick are read by primary
+  // key together and written out. No positions, no resume, no per-merchant wake-ups: the least a stream can do.
   const bareStreams = new Set<ServerResponse>();
-  const sent = new Map<string, number>();
-  let reading = false;
-  let again = false;
-  const read = async (): Promise<void> => {
-    if (reading) {
-      again = true;
-      return;
+  let waiting: string[] = [];
+  let scheduled = false;
+  const flush = async (): Promise<void> => {
+    scheduled = false;
+    const ids = waiting;
+    waiting = [];
+    const rows = await queryRows<{ id: string; type: string; body: string }>(
+      database.db,
+      sql`select id, type, body from events where id = any(${pgArray(ids)}::text[])`,
+    );
+    for (const row of rows) {
+      for (const response of bareStreams)
+        response.write(`id: ${row.id}\nevent: ${row.type}\ndata: ${row.body}\n\n`);
     }
-    reading = true;
-    do {
-      again = false;
-      const rows = await queryRows<{ id: string; type: string; body: string }>(
-        database.db,
-        sql`select id, type, body from events
-            where merchant_id = ${merchantId} and is_test and created_at > now() - ${`${WINDOW_MS} milliseconds`}::interval
-            order by created_at, id`,
-      );
-      const at = Date.now();
-      for (const row of rows) {
-        if (sent.has(row.id)) continue;
-        sent.set(row.id, at);
-        for (const response of bareStreams)
-          response.write(`id: ${row.id}\nevent: ${row.type}\ndata: ${row.body}\n\n`);
-      }
-      for (const [id, when] of sent) if (at - when > WINDOW_MS * 2) sent.delete(id);
-    } while (again);
-    reading = false;
   };
-  await listen(database, EVENTS_COMMITTED_CHANNEL, () => {
-    if (bareStreams.size > 0) void read();
+  await listen(database, BARE_CHANNEL, (id) => {
+    if (bareStreams.size === 0) return;
+    waiting.push(id);
+    if (!scheduled) {
+      scheduled = true;
+      setImmediate(() => void flush());
+    }
   });
   const bare = createServer((_request, response) => {
     response.writeHead(200, { 'content-type': 'text/event-stream' });
@@ -108,7 +96,7 @@ async function main(): Promise<void> {
   await new Promise<void>((resolve) => bare.listen(0, '127.0.0.1', resolve));
   const bareBase = `http://127.0.0.1:${(bare.address() as AddressInfo).port}`;
 
-  let serial = 0;
+  const writer = createEventWriter(database, services.events, merchantId);
   const send = (message: EventStreamMessage) => process.send?.(message);
   process.on('message', (message: EventStreamCommand) => {
     void (async () => {
@@ -117,52 +105,10 @@ async function main(): Promise<void> {
         await sequencer.drainNow();
         send({ type: 'using' });
       } else if (message.type === 'stage') {
-        const occurredAt = new Date();
-        await database.db.transaction(async (tx) => {
-          const inputs = [];
-          for (let n = 0; n < message.count; n++) {
-            serial += 1;
-            inputs.push({
-              merchantId,
-              type: 'payment.confirmed' as const,
-              payment: eventSnapshot(serial),
-              occurredAt,
-            });
-          }
-          await services.events.recordPaymentEvents(tx, inputs);
-        });
+        await writer.stage(message.count);
         send({ type: 'staged' });
       } else {
-        const committed: Array<[string, number]> = [];
-        const started = performance.now();
-        const pending = new Set<Promise<void>>();
-        let emitted = 0;
-        while (emitted < message.total) {
-          const due = Math.min(
-            message.total,
-            Math.floor(((performance.now() - started) * message.rate) / 1000),
-          );
-          for (; emitted < due; emitted++) {
-            serial += 1;
-            // The outbox write is one statement: alone, it commits as it returns.
-            const job = services.events
-              .recordPaymentEvent(database.db, {
-                merchantId,
-                type: 'payment.confirmed',
-                payment: eventSnapshot(serial),
-                occurredAt: new Date(),
-              })
-              .then(({ eventId }) => {
-                committed.push([eventId, now()]);
-              });
-            pending.add(job);
-            void job.finally(() => pending.delete(job));
-          }
-          await new Promise((resolve) => setTimeout(resolve, 2));
-        }
-        await Promise.all(pending);
-        const seconds = (performance.now() - started) / 1000;
-        send({ type: 'emitted', committed, achievedRate: message.total / seconds });
+        send({ type: 'emitted', ...(await writer.emit(message.rate, message.total)) });
       }
     })().catch((error: unknown) => reportError(error));
   });
@@ -174,6 +120,7 @@ async function main(): Promise<void> {
     () => database.close(),
   ]);
   reportReady<EventStreamReady>({
+    merchantId,
     ours: { url: `${oursBase}/v1/events/stream`, headers: { 'x-api-key': merchant.testKey } },
     bare: { url: `${bareBase}/bare/stream` },
   });
