@@ -100,6 +100,8 @@ export function eventStreamRoutes({ services, requireAuth }: RouteContext): Fast
           sink,
         );
         reply.raw.on('close', close);
+        // The client may have gone while the stream opened: its 'close' has fired already.
+        if (request.raw.destroyed || reply.raw.destroyed) close();
         reply.hijack();
         sink.begin({
           ...(reply.getHeaders() as OutgoingHttpHeaders),

@@ -188,6 +188,27 @@ describe('GET /v1/events/stream', () => {
   });
 });
 
+describe('shutdown', () => {
+  it('ends open streams when the app closes, so a stream never holds the server open', async () => {
+    const other = await createTestApp({ database: t.database });
+    await other.app.listen({ port: 0, host: '127.0.0.1' });
+    const port = (other.app.server.address() as AddressInfo).port;
+    const stream = await openEventStream(`http://127.0.0.1:${port}`, a.testKey);
+    expect(stream.status).toBe(200);
+    expect(other.services.eventStreams.openCount()).toBe(1);
+    await other.close();
+    expect(other.services.eventStreams.openCount()).toBe(0);
+    // A new stream after the close is refused by the closing service, not held.
+    await expect(
+      other.services.eventStreams.open(
+        { via: 'api_key', merchantId: a.merchantId, isTest: true, keypairId: 'kp', keyId: 'k' },
+        {},
+        { send: () => true, drained: async () => {}, end: () => {} },
+      ),
+    ).rejects.toMatchObject({ code: 'service_unavailable' });
+  });
+});
+
 describe.skipIf(process.env.DATABASE_URL === undefined)('positions on PostgreSQL', () => {
   it('a transaction that commits late is streamed after what committed before it, never skipped', async () => {
     const stream = await openEventStream(base, a.testKey);
