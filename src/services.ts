@@ -12,6 +12,7 @@ import { createDepositSigningKeys, createDerivationCheck } from './modules/chain
 import { createDerivationThread } from './modules/chains/derivation-thread.ts';
 import { createChainAdapters, testAddressSpelling } from './modules/chains/families.ts';
 import { depositLedger } from './modules/chains/ledger.ts';
+import { createSweepCosts } from './modules/chains/sweep-costs.ts';
 import { createKeysRepo } from './modules/keys/repo.ts';
 import { createKeysService } from './modules/keys/service.ts';
 import { createPaymentsRepo } from './modules/payments/repo.ts';
@@ -136,6 +137,12 @@ export function buildServices({
     ledger: depositLedger,
   });
   const simulator = createSimulatorService({ db, clock, payments, adapters: chainAdapters });
+  const sweepCosts = createSweepCosts({
+    db,
+    clock,
+    // A chain and mode served by the simulator moves nothing real: its sweeps cost nothing to count.
+    real: (chain, isTest) => chainAdapters.get(chain, isTest)?.simulated !== true,
+  });
   return {
     accounts,
     keys,
@@ -148,6 +155,7 @@ export function buildServices({
     ssrfGuard,
     operators,
     chainAdapters,
+    sweepCosts,
     /** The thread deposit addresses are derived on (SVC_DERIVATION_THREAD), if any; it starts on first use. */
     derivation,
   };

@@ -4,7 +4,7 @@
  * modules, PostgreSQL driver, API reference assets). On PGlite always; on PostgreSQL too when DATABASE_URL is set.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
+import { createHmac, randomBytes } from 'node:crypto';
 import {
   cpSync,
   mkdirSync,
@@ -17,6 +17,8 @@ import {
   utimesSync,
   writeFileSync,
 } from 'node:fs';
+import { createServer, type IncomingHttpHeaders } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -137,6 +139,36 @@ describe('the bundled program', () => {
     };
   }
 
+  /** Starts a receiver, lets `register` point an endpoint at it, and gives the first request it gets. */
+  async function receiveOne(
+    register: (url: string) => Promise<string>,
+  ): Promise<{ secret: string; body: Buffer; headers: IncomingHttpHeaders }> {
+    let arrived: (request: { body: Buffer; headers: IncomingHttpHeaders }) => void = () => {};
+    const first = new Promise<{ body: Buffer; headers: IncomingHttpHeaders }>((resolve) => {
+      arrived = resolve;
+    });
+    const receiver = createServer((request, response) => {
+      const chunks: Buffer[] = [];
+      request.on('data', (chunk: Buffer) => chunks.push(chunk));
+      request.on('end', () => {
+        response.end('ok');
+        arrived({ body: Buffer.concat(chunks), headers: request.headers });
+      });
+    });
+    await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+    try {
+      const { port } = receiver.address() as AddressInfo;
+      const secret = await register(`http://127.0.0.1:${port}/hooks`);
+      const timeout = new Promise<never>((_, reject) =>
+        setTimeout(() => reject(new Error('no webhook arrived within 20 s')), 20_000),
+      );
+      return { secret, ...(await Promise.race([first, timeout])) };
+    } finally {
+      receiver.closeAllConnections();
+      await new Promise((resolve) => receiver.close(resolve));
+    }
+  }
+
   async function checkServes(base: string): Promise<void> {
     const docs = await fetch(`${base}/docs/static/index.html`);
     expect(docs.status).toBe(200);
@@ -209,8 +241,10 @@ describe('the bundled program', () => {
     }
     const dataDir = mkdtempSync(join(tmpdir(), 'svc-bundle-'));
     tempDirs.push(dataDir);
+    // An operator of the instance, whose test endpoints may be on loopback like the receiver below.
+    const operatorEmail = `c${randomBytes(4).toString('hex')}@example.com`;
     const server = await serve(
-      { SVC_DATA_DIR: dataDir, LOG_LEVEL: 'info' },
+      { SVC_DATA_DIR: dataDir, LOG_LEVEL: 'info', SVC_OPERATOR_EMAILS: operatorEmail },
       [join(installed, 'bin', 'svc.mjs'), 'serve'],
       installed,
     );
@@ -220,7 +254,7 @@ describe('the bundled program', () => {
         method: 'POST',
         headers: { 'content-type': 'application/json' },
         body: JSON.stringify({
-          email: `c${randomBytes(4).toString('hex')}@example.com`,
+          email: operatorEmail,
           password: 'correct horse 9',
         }),
       });
@@ -252,6 +286,26 @@ describe('the bundled program', () => {
       const script = /src="(\/pay\/assets\/[^"]+)"/.exec(await page.text())?.[1];
       expect(script).toBeDefined();
       expect((await fetch(`${server.base}${script}`)).status).toBe(200);
+      // A signed webhook, sent through the packages the bundle loads at their first use (undici).
+      const received = await receiveOne(async (receiverUrl) => {
+        const endpoint = await fetch(`${server.base}/v1/webhooks`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', 'x-api-key': test.full_key },
+          body: JSON.stringify({ url: receiverUrl }),
+        });
+        const created = await endpoint.text();
+        expect(endpoint.status, created).toBe(201);
+        const { id, signing_secret } = JSON.parse(created) as { id: string; signing_secret: string };
+        const sent = await fetch(`${server.base}/v1/webhooks/${id}/test`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', 'x-api-key': test.full_key },
+          body: '{}',
+        });
+        expect(sent.status, await sent.text()).toBe(201);
+        return signing_secret;
+      });
+      const expected = createHmac('sha256', received.secret).update(received.body).digest('hex');
+      expect(received.headers['x-service-signature']).toBe(`sha256=${expected}`);
       expect(server.output()).toContain('derivation thread ready');
       expect(server.output()).not.toMatch(/through tsx|derivation thread unusable/);
       // The developer commands come from the bundle too (with the SDK they use), against the bundled server.

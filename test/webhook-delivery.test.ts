@@ -382,6 +382,33 @@ describe('webhook delivery', () => {
     expect(hanging.maxOpen).toBe(4);
   });
 
+  it('sends one merchant’s backlog past its per-merchant cap at once, not one capful per poll', async () => {
+    // The program's worker polls every second; this one never polls, so only its own wake-ups can move the backlog.
+    await worker.stop();
+    const capped = createConfiguredDeliveryWorker({
+      config: { ...t.config, webhookMerchantConcurrency: 3 },
+      database: t.database,
+      clock: systemClock,
+      signingSecrets: t.services.webhookEndpoints.signingSecrets,
+      guard: { ...t.services.ssrfGuard, isPrivateHost: () => false },
+      operatorIds: t.services.operators.ids,
+      events: t.services.events,
+      pollIntervalMs: 600_000,
+    });
+    try {
+      const busy = await createMerchant(t.app);
+      const target = await receiver();
+      await endpoint(busy, target.url);
+      for (let i = 0; i < 30; i += 1) await emit(busy.merchantId);
+      await capped.start();
+      await waitFor('all 30 deliveries', () => target.requests.length >= 30, 20_000);
+      expect(target.maxOpen).toBeLessThanOrEqual(3);
+    } finally {
+      await capped.stop();
+      await worker.start();
+    }
+  });
+
   it('signs with both secrets during a rotation overlap, and with the new one only after it', async () => {
     const m = await createMerchant(t.app);
     const r = await receiver();

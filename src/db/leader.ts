@@ -33,6 +33,18 @@ export function createLeaderElector(database: Database, logger?: Logger): Leader
   let connecting: Promise<pg.Client> | null = null;
   let lastBeat = 0;
   const held = new Set<string>();
+  // Every chain's loop asks at its own pace; their statements take turns on the one connection (pg 9 refuses a query
+  // sent while another is running on the same client).
+  let turn: Promise<unknown> = Promise.resolve();
+  function query<Row extends pg.QueryResultRow>(
+    conn: pg.Client,
+    text: string,
+    values?: unknown[],
+  ): Promise<pg.QueryResult<Row>> {
+    const result = turn.then(() => conn.query<Row>(text, values));
+    turn = result.catch(() => {});
+    return result;
+  }
 
   function lost(reason: unknown): void {
     if (held.size > 0)
@@ -64,12 +76,12 @@ export function createLeaderElector(database: Database, logger?: Logger): Leader
         const conn = await connection();
         if (held.has(name)) {
           if (Date.now() - lastBeat >= HEARTBEAT_MS) {
-            await conn.query('select 1');
+            await query(conn, 'select 1');
             lastBeat = Date.now();
           }
           return held.has(name);
         }
-        const result = await conn.query<{ ok: boolean }>('select pg_try_advisory_lock($1, $2) as ok', [
+        const result = await query<{ ok: boolean }>(conn, 'select pg_try_advisory_lock($1, $2) as ok', [
           NAMESPACE,
           lockKey(name),
         ]);

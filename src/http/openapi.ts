@@ -17,6 +17,7 @@ const operationIds: Record<string, string> = {
   'GET /me': 'getMe',
   'GET /chains': 'listChains',
   'GET /operator/fee-wallets': 'listFeeWallets',
+  'GET /operator/sweep-costs': 'getSweepCosts',
   'POST /keypairs': 'createKeypair',
   'GET /keypairs': 'listKeypairs',
   'POST /keypairs/{id}/revoke': 'revokeKeypair',

@@ -143,6 +143,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/operator/sweep-costs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * What the instance's sweeps cost in a month (operators' dashboard session only)
+         * @description Per chain and mode, the sweeps that became final in the calendar month (UTC; the current one unless `month` says), the network fees they paid as the chain charged them (on Tron the TRX they burnt) and, on Tron, the energy they used and how much of it staked TRX lent. Read from the sweeps as they were recorded when final. Operators only: the fees come from the instance’s own wallets.
+         */
+        get: operations["getSweepCosts"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/keypairs": {
         parameters: {
             query?: never;
@@ -575,6 +595,24 @@ export interface components {
         ChainList: {
             data: components["schemas"]["Chain"][];
         };
+        ResourceStake: {
+            /** @description TRX staked for energy, what is lent out included; exact decimal. */
+            energy_staked_native: string;
+            /** @description Of it, TRX lent to deposit addresses for the sweeps under way now. */
+            energy_lent_native: string;
+            /** @description TRX staked for bandwidth, what is lent out included. */
+            bandwidth_staked_native: string;
+            /** @description Of it, TRX lent to deposit addresses now. */
+            bandwidth_lent_native: string;
+            /** @description Energy units the stake not lent out gives now, an exact integer as a decimal string. */
+            energy_available: string;
+            /** @description Energy units one USDT sweep borrows (to a payout that already holds USDT), an exact integer as a decimal string. */
+            energy_per_sweep: string;
+            /** @description USDT sweeps the stake not lent out covers now. */
+            sweeps_covered: number;
+            /** @description Too little for the next sweep: USDT sweeps burn TRX instead (within MAX_BURN_TRX) until more TRX is staked for energy. */
+            short: boolean;
+        };
         FeeWallet: {
             chain: string;
             is_test: boolean;
@@ -592,9 +630,31 @@ export interface components {
             low: boolean;
             /** @description The address on the network’s explorer. */
             explorer_address_url: string;
+            /** @description Tron’s resource wallet: the TRX it has staked (Stake 2.0) to lend energy to USDT sweeps; null when the node could not be asked, absent for other wallets. */
+            stake?: components["schemas"]["ResourceStake"] | null;
         };
         FeeWalletList: {
             data: components["schemas"]["FeeWallet"][];
+        };
+        SweepCost: {
+            chain: string;
+            is_test: boolean;
+            /** @description The chain’s native coin, in which the fees are counted. */
+            asset: string;
+            /** @description Sweeps that became final in the month. */
+            sweeps: number;
+            /** @description Network fees they paid as the chain charged them (on Tron: the TRX they burnt), exact decimal. */
+            fee_native: string;
+            /** @description Energy units they used (Tron), exact; null on chains that charge none. */
+            energy_used: string | null;
+            /** @description Of `energy_used`, the units paid by staked TRX the resource wallet lent (the rest burnt TRX); null on chains that charge none. */
+            energy_delegated: string | null;
+        };
+        SweepCostList: {
+            /** @description The calendar month (UTC), YYYY-MM. */
+            month: string;
+            /** @description One entry per chain and mode that swept in the month. */
+            data: components["schemas"]["SweepCost"][];
         };
         CreatedKeypair: {
             keypair_id: string;
@@ -1341,6 +1401,32 @@ export interface operations {
                     "application/json": components["schemas"]["FeeWalletList"];
                 };
             };
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    getSweepCosts: {
+        parameters: {
+            query?: {
+                /** @description The calendar month (UTC), YYYY-MM; the current one when absent. */
+                month?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SweepCostList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             429: components["responses"]["RateLimited"];
         };

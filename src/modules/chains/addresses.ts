@@ -4,6 +4,7 @@ import { base58, createBase58check } from '@scure/base';
 import { Address as BtcAddress, NETWORK, TEST_NETWORK } from '@scure/btc-signer';
 import type { IHasher } from 'hash-wasm';
 import { getAddress } from 'viem';
+import { commonJsExports } from '../../lib/commonjs.ts';
 import { type ChainId, getChain } from './registry.ts';
 
 /**
@@ -59,7 +60,7 @@ let loading: Promise<boolean> | undefined;
  */
 export function fastKeccakLoaded(): Promise<boolean> {
   loading ??= import('hash-wasm')
-    .then(({ createKeccak }) => createKeccak(256))
+    .then((namespace) => commonJsExports(namespace).createKeccak(256))
     .then(
       (hasher) => {
         wasmKeccak = hasher;

@@ -5,7 +5,7 @@ import { newId } from '../../lib/ids.ts';
 import type { PaymentRow, PaymentsService } from '../payments/service.ts';
 import { type PaymentStatus, settledStatuses } from '../payments/statuses.ts';
 import type { SettingsService } from '../settings/service.ts';
-import type { ChainAdapter, ForwardIntent } from './adapter.ts';
+import type { ChainAdapter, ForwardIntent, ForwardUsage } from './adapter.ts';
 import { SignerMismatchError } from './derivation-check.ts';
 import { type DepositRow, type ForwardRow, chainsRepo as repo } from './repo.ts';
 
@@ -191,6 +191,8 @@ export function createForwarder(deps: ForwarderDeps) {
       paymentIds: [...new Set(items.map((item) => item.payment.id))],
       amount: built.amount.toString(),
       fee: built.fee.toString(),
+      energyUsed: null,
+      energyDelegated: null,
       toAddress: to,
       rawTx: built.rawTx,
       txHash: built.txHash,
@@ -248,6 +250,8 @@ export function createForwarder(deps: ForwarderDeps) {
           paymentIds: [...new Set(items.map((item) => item.payment.id))],
           amount: '0',
           fee: '0',
+          energyUsed: null,
+          energyDelegated: null,
           toAddress: to,
           rawTx: '',
           txHash: '',
@@ -425,15 +429,19 @@ export function createForwarder(deps: ForwarderDeps) {
     return null;
   }
 
-  /** `charged`: the fee the chain actually took, when the adapter knows it (else the signed one). */
+  /**
+   * `charged`: the fee the chain actually took, when the adapter knows it (else the signed one); `usage`: the energy it
+   * used, where the chain charges it. Both are written with the outcome, in its transaction.
+   */
   async function finalize(
     forward: ForwardRow,
     blockNumber: number,
     charged: bigint | undefined,
+    usage: ForwardUsage | undefined,
   ): Promise<bigint | null> {
     const now = clock.now();
     return db.transaction(async (tx) => {
-      if (!(await repo.markForwardFinal(tx, forward.id, blockNumber, now, charged))) return null;
+      if (!(await repo.markForwardFinal(tx, forward.id, blockNumber, now, charged, usage))) return null;
       const shares = await repo.forwardShares(tx, forward.id);
       const fees = splitFee(
         charged ?? BigInt(forward.fee),
@@ -491,7 +499,7 @@ export function createForwarder(deps: ForwarderDeps) {
               result.failed += 1;
             }
           } else {
-            const fee = await finalize(forward, status.blockNumber, status.fee);
+            const fee = await finalize(forward, status.blockNumber, status.fee, status.usage);
             if (fee !== null) {
               result.finalized += 1;
               result.fees += fee;

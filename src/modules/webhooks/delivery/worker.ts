@@ -210,10 +210,11 @@ function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWorker {
           merchantLoad,
           maxAttempts: MAX_ATTEMPTS,
         });
-        const merchantsFull = [...merchantLoad.values()].some((held) => held >= merchantConcurrency);
         lastError = null;
         if (claimed.length > 0) stats.claims += 1;
         for (const delivery of claimed) accept({ ...delivery, leaseToken: token });
+        // Counted with this claim's deliveries: a merchant whose claim filled its room has more due that it left.
+        const merchantsFull = [...merchantLoad.values()].some((held) => held >= merchantConcurrency);
         const perEndpoint = new Map<string, number>();
         for (const delivery of claimed) {
           perEndpoint.set(delivery.endpointId, (perEndpoint.get(delivery.endpointId) ?? 0) + 1);
