@@ -34,6 +34,8 @@ import {
 } from './modules/webhooks/endpoints/service.ts';
 import { eventsRepo } from './modules/webhooks/events/repo.ts';
 import { createEventsService } from './modules/webhooks/events/service.ts';
+import { createEventStreams } from './modules/webhooks/events/stream.ts';
+import { streamRepo } from './modules/webhooks/events/stream-repo.ts';
 import { createConfiguredSsrfGuard } from './modules/webhooks/ssrf.ts';
 
 export interface ServiceDeps {
@@ -98,6 +100,13 @@ export function buildServices({
     events,
     accounts,
     notifyPayoutWalletChange: notices.payoutWalletChanged,
+  });
+  const eventStreams = createEventStreams({
+    database,
+    repo: streamRepo,
+    maxPerMerchant: config.eventStream.maxPerMerchant,
+    heartbeatMs: config.eventStream.heartbeatMs,
+    logger: logger?.child({ worker: 'event-stream' }),
   });
   const seeds = { testMnemonic: config.testMnemonic, liveMnemonic: config.liveMnemonic };
   // Test-mode addresses of a chain whose test node is regtest are spelled bcrt1…/rltc1…: both derivations agree on it.
@@ -172,6 +181,7 @@ export function buildServices({
     keys,
     webhookEndpoints,
     events,
+    eventStreams,
     payments,
     refunds,
     exports,

@@ -2,12 +2,15 @@ import type { Logger } from 'pino';
 import type { Config } from './config.ts';
 import type { Database } from './db/client.ts';
 import type { Clock } from './lib/clock.ts';
+import type { Metrics } from './metrics.ts';
 import { createSettlementJobs } from './modules/chains/jobs.ts';
 import { refundLedger } from './modules/chains/ledger.ts';
 import { createNoticesJob } from './modules/notices/jobs.ts';
 import { createRefundSender, merchantPaidRefunds } from './modules/refunds/sender.ts';
 import { createRetentionJob } from './modules/retention/jobs.ts';
 import { createConfiguredDeliveryWorker } from './modules/webhooks/delivery/worker.ts';
+import { streamRepo } from './modules/webhooks/events/stream-repo.ts';
+import { createStreamSequencer } from './modules/webhooks/events/stream-sequencer.ts';
 import type { Services } from './services.ts';
 
 /** A background worker as the program runs it: started after the API listens, stopped last-started-first. */
@@ -27,6 +30,8 @@ export interface WorkerDeps {
   clock: Clock;
   services: Services;
   logger: Logger;
+  /** The process's metrics, fed by the workers (deliveries, sequenced events, chain rounds, sweeps). */
+  metrics?: Metrics | undefined;
 }
 
 /** Every background worker that the `serve` and `worker` roles start, in start order: the one list of them. */
@@ -36,6 +41,7 @@ export function backgroundWorkers({
   clock,
   services,
   logger,
+  metrics,
 }: WorkerDeps): BackgroundWorker[] {
   const delivery = createConfiguredDeliveryWorker({
     config,
@@ -46,6 +52,7 @@ export function backgroundWorkers({
     operatorIds: services.operators.ids,
     events: services.events,
     logger: logger.child({ worker: 'webhooks' }),
+    ...(metrics === undefined ? {} : { onAttempt: metrics.onAttempt }),
   });
   const settlement = createSettlementJobs({
     database,
@@ -56,6 +63,7 @@ export function backgroundWorkers({
     simBlockMs: config.simBlockMs,
     lateWatchDays: config.lateWatchDays,
     logger: logger.child({ worker: 'settlement' }),
+    observer: metrics?.settlement,
     outsideWatch: {
       addresses: (chain, isTest) => merchantPaidRefunds.addresses(database.db, chain, isTest),
       found: (tx, chain, isTest, transfers) =>
@@ -104,7 +112,20 @@ export function backgroundWorkers({
       { name: 'events', keepMs: config.retentionMs.events, purge: services.events.purgeEvents },
     ],
   });
+  const sequencer = createStreamSequencer({
+    database,
+    repo: streamRepo,
+    logger: logger.child({ worker: 'event-stream' }),
+    ...(metrics === undefined ? {} : { onSequenced: metrics.onSequenced }),
+  });
   return [
+    {
+      name: 'event-stream',
+      started: 'event stream sequencer started: committed events get their stream positions',
+      start: () => sequencer.start(),
+      stop: () => sequencer.stop(),
+      readiness: () => sequencer.readiness(),
+    },
     {
       name: 'webhooks',
       started: 'webhook delivery worker started',

@@ -29,6 +29,7 @@ const operationIds: Record<string, string> = {
   'POST /webhooks/{id}/rotate-secret': 'rotateWebhookSecret',
   'GET /events': 'listEvents',
   'GET /events/{id}': 'getEvent',
+  'GET /events/stream': 'streamEvents',
   'GET /webhooks/{id}/deliveries': 'listWebhookDeliveries',
   'POST /webhooks/deliveries/{id}/redeliver': 'redeliverWebhookDelivery',
   'POST /webhooks/{id}/redeliver-failed': 'redeliverFailedWebhookDeliveries',

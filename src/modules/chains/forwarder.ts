@@ -28,6 +28,8 @@ export interface ForwardRunResult {
   finalized: number;
   /** Forwards whose transaction reverted on chain. */
   failed: number;
+  /** What the finalized forwards cost in fees, in the chain's native base units. */
+  fees: bigint;
 }
 
 class ForwardConflict extends Error {}
@@ -438,23 +440,29 @@ export function createForwarder(deps: ForwarderDeps) {
     blockNumber: number,
     charged: bigint | undefined,
     usage: ForwardUsage | undefined,
-  ): Promise<boolean> {
+  ): Promise<bigint | null> {
     const now = clock.now();
     return db.transaction(async (tx) => {
-      if (!(await repo.markForwardFinal(tx, forward.id, blockNumber, now, charged, usage))) return false;
+      if (!(await repo.markForwardFinal(tx, forward.id, blockNumber, now, charged, usage))) return null;
       const shares = await repo.forwardShares(tx, forward.id);
       const fees = splitFee(
         charged ?? BigInt(forward.fee),
         shares.map((share) => ({ id: share.paymentId, amount: share.amount })),
       );
       await deps.payments.markForwarded(tx, fees, forward.txHash, now);
-      return true;
+      return charged ?? BigInt(forward.fee);
     });
   }
 
   return {
     async run(): Promise<ForwardRunResult> {
-      const result: ForwardRunResult = { planned: await plan(), broadcast: 0, finalized: 0, failed: 0 };
+      const result: ForwardRunResult = {
+        planned: await plan(),
+        broadcast: 0,
+        finalized: 0,
+        failed: 0,
+        fees: 0n,
+      };
       const open = await repo.openForwards(db, chain, isTest);
       if (open.length === 0) return result;
       const height = (await repo.cursor(db, chain, isTest))?.blockNumber;
@@ -492,8 +500,12 @@ export function createForwarder(deps: ForwarderDeps) {
               );
               result.failed += 1;
             }
-          } else if (await finalize(forward, status.blockNumber, status.fee, status.usage)) {
-            result.finalized += 1;
+          } else {
+            const fee = await finalize(forward, status.blockNumber, status.fee, status.usage);
+            if (fee !== null) {
+              result.finalized += 1;
+              result.fees += fee;
+            }
           }
         }
       }

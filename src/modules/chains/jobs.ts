@@ -6,10 +6,16 @@ import type { PaymentsService } from '../payments/service.ts';
 import type { SettingsService } from '../settings/service.ts';
 import type { ChainAdapter } from './adapter.ts';
 import type { ChainAdapters, SimulatedChain } from './families.ts';
-import { createForwarder, type ForwarderDeps } from './forwarder.ts';
+import { createForwarder, type ForwarderDeps, type ForwardRunResult } from './forwarder.ts';
 import { getChain } from './registry.ts';
 import { chainsRepo } from './repo.ts';
-import { createWatcher, type OutsideWatch } from './watcher.ts';
+import { createWatcher, type OutsideWatch, type PollResult } from './watcher.ts';
+
+/** What an operator's metrics learn from each round of a chain's loop (only in the process that leads it). */
+export interface SettlementObserver {
+  scanned(round: { chain: string; isTest: boolean; seconds: number; poll: PollResult }): void;
+  forwarded(round: { chain: string; isTest: boolean; result: ForwardRunResult }): void;
+}
 
 export interface SettlementJobsDeps {
   database: Database;
@@ -25,6 +31,7 @@ export interface SettlementJobsDeps {
   expiryIntervalMs?: number;
   elector?: LeaderElector;
   afterIntent?: ForwarderDeps['afterIntent'];
+  observer?: SettlementObserver | undefined;
   /**
    * More work of each chain's loop, run by its leader after the forwarder (refunds): one task per adapter, made when
    * the loop starts. `hasOpenWork` keeps a simulated chain making blocks while the task waits for confirmations.
@@ -136,6 +143,12 @@ export function createSettlementJobs(deps: SettlementJobsDeps): SettlementJobs {
       timer = schedule(tick, 0);
     };
     let started = false;
+    const scan = async (): Promise<void> => {
+      const begun = performance.now();
+      const poll = await watcher.poll();
+      const seconds = (performance.now() - begun) / 1000;
+      deps.observer?.scanned({ chain: adapter.chain, isTest: adapter.isTest, seconds, poll });
+    };
     /**
      * A simulated chain at rest (nothing in its mempool, no unfinal deposit or forward) makes no blocks and its loop
      * slows to once a second: ten idle chains cost a few queries a second, not a block each per SVC_SIM_BLOCK_MS.
@@ -171,16 +184,22 @@ export function createSettlementJobs(deps: SettlementJobsDeps): SettlementJobs {
               (await tasksBusy());
             if (busy) {
               await adapter.produceBlock();
-              await watcher.poll();
+              await scan();
             }
           } else {
-            await watcher.poll();
+            await scan();
           }
           if (Date.now() - lastForward >= forwardEveryMs()) {
             lastForward = Date.now();
             // One failing part (a sweep that cannot be built) must not hold up the others (refunds).
             const failures: unknown[] = [];
-            for (const part of [forwarder, ...tasks]) await part.run().catch((error) => failures.push(error));
+            try {
+              const result = await forwarder.run();
+              deps.observer?.forwarded({ chain: adapter.chain, isTest: adapter.isTest, result });
+            } catch (error) {
+              failures.push(error);
+            }
+            for (const task of tasks) await task.run().catch((error: unknown) => failures.push(error));
             if (failures.length > 0) throw failures[0];
           }
         }

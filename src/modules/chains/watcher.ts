@@ -40,6 +40,9 @@ export interface OutsideWatch {
 }
 
 export interface PollResult {
+  /** The node's head when the round began, and the last block recorded when it ended (null before a cursor). */
+  head: number | null;
+  scannedTo: number | null;
   blocks: number;
   deposits: number;
   transitions: number;
@@ -302,7 +305,15 @@ export function createWatcher(deps: WatcherDeps) {
   return {
     /** Scans every new block (up to `maxBlocksPerPoll`), handling reorganisations on the way. */
     async poll(): Promise<PollResult> {
-      const result: PollResult = { blocks: 0, deposits: 0, transitions: 0, events: 0, reorgs: 0 };
+      const result: PollResult = {
+        head: null,
+        scannedTo: null,
+        blocks: 0,
+        deposits: 0,
+        transitions: 0,
+        events: 0,
+        reorgs: 0,
+      };
       // The head first, then the watched set: every block scanned below was mined before the set was read, so any
       // payment paid in it (its address was handed out, so its row was committed, before the payer could pay) is in.
       const head = await adapter.head();
@@ -314,6 +325,7 @@ export function createWatcher(deps: WatcherDeps) {
       );
       const scanned = outsideKeys.size === 0 ? watchedKeys : new Set([...watchedKeys, ...outsideKeys]);
       if (head === null) return result;
+      result.head = head.number;
       let cursor = await repo.cursor(db, chain, isTest);
       if (cursor === undefined) {
         await initCursor(head);
@@ -367,6 +379,7 @@ export function createWatcher(deps: WatcherDeps) {
         }
         cursor = await repo.cursor(db, chain, isTest);
       }
+      result.scannedTo = cursor?.blockNumber ?? null;
       if (result.blocks < maxPerPoll) {
         const mempool = await pollMempool(clock.now());
         result.deposits += mempool.deposits;
