@@ -201,6 +201,7 @@ export function createEventsService({ db, repo, clock, endpoints }: EventsDeps) 
         sample: false,
         occurredAt: input.occurredAt,
         createdAt: clock.now(),
+        streamSeq: null,
       };
       await repo.insertEventWithDeliveries(tx, event);
       return { eventId: event.id };
