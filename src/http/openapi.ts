@@ -38,6 +38,7 @@ const operationIds: Record<string, string> = {
   'GET /payments/checkout/{payment_id}': 'getCheckoutView',
   'POST /payments/{id}/simulate': 'simulatePayment',
   'POST /payments/checkout/{payment_id}/simulate': 'simulateCheckoutPayment',
+  'POST /payments/checkout/{payment_id}/select': 'selectCheckoutOption',
   'GET /settings': 'getSettings',
   'PATCH /settings': 'updateSettings',
   'GET /settings/payout-wallets': 'getPayoutWallets',

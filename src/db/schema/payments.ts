@@ -28,15 +28,27 @@ export const payments = pgTable(
     /** The merchant's amount as the exact decimal string it was given in, canonicalised. */
     amount: text('amount').notNull(),
     currency: text('currency').notNull(),
-    chain: text('chain').notNull(),
-    asset: text('asset').notNull(),
-    address: text('address').notNull(),
-    derivationIndex: integer('derivation_index').notNull(),
-    expectedBaseUnits: baseUnits('expected_base_units').notNull(),
+    /**
+     * Chain, asset, deposit address, derivation index, expected amount and rate: set at creation when the merchant
+     * names the chain, else null until the payer picks one of `paymentOptions` on the checkout (all at once).
+     */
+    chain: text('chain'),
+    asset: text('asset'),
+    address: text('address'),
+    derivationIndex: integer('derivation_index'),
+    expectedBaseUnits: baseUnits('expected_base_units'),
     receivedBaseUnits: baseUnits('received_base_units').notNull().default('0'),
-    /** Units of `currency` per one whole `asset`, locked at creation for the payment's window. */
-    rate: text('rate').notNull(),
-    rateSource: text('rate_source').notNull(),
+    /** Units of `currency` per one whole `asset`, locked at creation (or at the payer's pick, for its quote window). */
+    rate: text('rate'),
+    rateSource: text('rate_source'),
+    /** The chain/asset pairs the payer may pick from (null: the merchant named the chain at creation). */
+    paymentOptions: jsonb('payment_options').$type<Array<{ chain: string; asset: string }>>(),
+    /** When the payer picked (null: not yet, or the merchant named the chain). */
+    selectedAt: timestamp('selected_at', { withTimezone: true, mode: 'date' }),
+    /** When the rate locked at the pick lapses unless funds were seen; the payer then gets a new quote. */
+    quoteExpiresAt: timestamp('quote_expires_at', { withTimezone: true, mode: 'date' }),
+    /** The checkout's language for this payment (`en`, `es`, …; null: the payer's browser decides). */
+    locale: text('locale'),
     txHash: text('tx_hash'),
     orderId: text('order_id'),
     metadata: jsonb('metadata').$type<Record<string, string>>().notNull().default({}),
@@ -62,5 +74,9 @@ export const payments = pgTable(
     index('payments_open_idx').on(table.status, table.expiresAt),
     // The watcher loads the payments of its chain and mode by creation time.
     index('payments_watch_idx').on(table.chain, table.isTest, table.createdAt),
+    // … and payments whose chain the payer picked, by the time of the pick.
+    index('payments_watch_selected_idx')
+      .on(table.chain, table.isTest, table.selectedAt)
+      .where(sql`${table.selectedAt} is not null`),
   ],
 );

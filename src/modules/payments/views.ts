@@ -9,8 +9,15 @@ import { modeForRead } from '../tenancy/scope.ts';
 import type { EventsService } from '../webhooks/events/service.ts';
 import { createConfirmationCounter, type DepositLedger } from './deposit-facts.ts';
 import { amounts } from './model.ts';
-import type { PaymentRow, PaymentsRepo } from './repo.ts';
-import type { CheckoutView, DepositView, PaymentDetailView, PaymentView } from './schemas.ts';
+import type { Pricing } from './pricing.ts';
+import { isPicked, type PaymentRow, type PaymentsRepo, type StoredPaymentRow } from './repo.ts';
+import {
+  type CheckoutView,
+  checkoutLocales,
+  type DepositView,
+  type PaymentDetailView,
+  type PaymentView,
+} from './schemas.ts';
 import type { PaymentStatus } from './statuses.ts';
 
 export interface PaymentViewsDeps {
@@ -22,6 +29,34 @@ export interface PaymentViewsDeps {
   /** Deposits and chain heights, as the chains module recorded them (read only). */
   ledger: DepositLedger;
   events: Pick<EventsService, 'listEvents'>;
+  /** Prices the options of a payment whose payer has not picked yet (checkout view). */
+  pricing: Pick<Pricing, 'priceOptions'>;
+}
+
+/** A payment's checkout language, as one of the API's values. */
+function localeOf(row: StoredPaymentRow): PaymentView['locale'] {
+  return (checkoutLocales as readonly string[]).includes(row.locale ?? '')
+    ? (row.locale as PaymentView['locale'])
+    : null;
+}
+
+/** Who chose a payment's chain, when the payer did, and when the payer's quote lapses. */
+function choiceOf(row: StoredPaymentRow) {
+  return {
+    chosen_by: row.paymentOptions === null ? ('merchant' as const) : ('payer' as const),
+    selected_at: row.selectedAt?.toISOString() ?? null,
+    quote_expires_at: row.quoteExpiresAt?.toISOString() ?? null,
+  };
+}
+
+/** A payment with its chain, or the answer for one whose payer has not picked its chain yet. */
+function pickedOrRefused(row: StoredPaymentRow, param: string): PaymentRow {
+  if (isPicked(row)) return row;
+  throw new AppError(
+    'invalid_state',
+    'The payer has not picked a chain for this payment yet: there is no address to pay (pick one on its checkout).',
+    { param },
+  );
 }
 
 /** The reads: a payment as the API, the dashboard and the public checkout show it. */
@@ -33,7 +68,41 @@ export function createPaymentViews(deps: PaymentViewsDeps) {
     confirmationsOf: deps.confirmationsOf,
   });
 
-  function toView(row: PaymentRow, seen = 0): PaymentView {
+  /** A payment whose payer has not picked its chain yet: no chain, address, amount in an asset or rate. */
+  function unpickedView(row: StoredPaymentRow): PaymentView {
+    return {
+      payment_id: row.id,
+      status: row.status as PaymentStatus,
+      amount: row.amount,
+      currency: row.currency,
+      chain: null,
+      asset: null,
+      address: null,
+      expected_amount_native: null,
+      received_amount_native: '0',
+      remaining_amount_native: null,
+      tx_hash: null,
+      rate: null,
+      ...choiceOf(row),
+      confirmations: { seen: 0, required: 0 },
+      is_test: row.isTest,
+      order_id: row.orderId,
+      metadata: row.metadata,
+      redirect_url: row.redirectUrl,
+      locale: localeOf(row),
+      checkout_url: `${deps.publicUrl}/pay/${row.id}`,
+      payment_uri: null,
+      forwarded_at: null,
+      forward_tx_hash: null,
+      forward_fee_native: null,
+      created_at: row.createdAt.toISOString(),
+      expires_at: row.expiresAt.toISOString(),
+    };
+  }
+
+  function toView(stored: StoredPaymentRow, seen = 0): PaymentView {
+    if (!isPicked(stored)) return unpickedView(stored);
+    const row = stored;
     const { chain, asset, expected, received, remaining } = amounts(row);
     return {
       payment_id: row.id,
@@ -48,11 +117,13 @@ export function createPaymentViews(deps: PaymentViewsDeps) {
       remaining_amount_native: fromBaseUnits(remaining, asset.decimals),
       tx_hash: row.txHash,
       rate: { value: row.rate, source: row.rateSource },
+      ...choiceOf(row),
       confirmations: { seen, required: deps.confirmationsOf(chain.id, row.isTest) },
       is_test: row.isTest,
       order_id: row.orderId,
       metadata: row.metadata,
       redirect_url: row.redirectUrl,
+      locale: localeOf(row),
       checkout_url: `${deps.publicUrl}/pay/${row.id}`,
       payment_uri: paymentUri({
         chain,
@@ -79,6 +150,10 @@ export function createPaymentViews(deps: PaymentViewsDeps) {
     async get(principal: Principal, id: string): Promise<PaymentDetailView> {
       const row = await repo.find(principal.merchantId, modeForRead(principal, undefined), id);
       if (row === undefined) throw new AppError('not_found', 'No such payment.', { param: 'id' });
+      if (!isPicked(row)) {
+        const events = await deps.events.listEvents(principal, { limit: 100, payment_id: row.id });
+        return { ...unpickedView(row), deposits: [], events: [...events.data].reverse() };
+      }
       const [seen, depositRows, heights, events] = await Promise.all([
         seenOf([row]),
         deps.ledger.depositsOfPayment(db, row.id),
@@ -159,8 +234,51 @@ export function createPaymentViews(deps: PaymentViewsDeps) {
 
     /** The public, key-less view for the hosted checkout: no metadata, order id or merchant data. */
     async checkoutView(id: string): Promise<CheckoutView> {
-      const row = await repo.findPublic(id);
-      if (row === undefined) throw new AppError('not_found', 'No such payment.', { param: 'payment_id' });
+      const stored = await repo.findPublic(id);
+      if (stored === undefined) throw new AppError('not_found', 'No such payment.', { param: 'payment_id' });
+      if (!isPicked(stored)) {
+        const open = stored.status === 'pending';
+        const options =
+          open && stored.paymentOptions !== null
+            ? await deps.pricing.priceOptions(
+                stored.paymentOptions,
+                stored.currency,
+                stored.amount,
+                stored.isTest,
+              )
+            : [];
+        return {
+          payment_id: stored.id,
+          status: stored.status as PaymentStatus,
+          amount: stored.amount,
+          currency: stored.currency,
+          chain: null,
+          chain_name: null,
+          network: null,
+          asset: null,
+          asset_decimals: null,
+          address: null,
+          expected_amount_native: null,
+          received_amount_native: '0',
+          remaining_amount_native: null,
+          payment_uri: null,
+          ...choiceOf(stored),
+          options: options.map((option) => ({
+            chain: option.chain,
+            chain_name: option.chainInfo.name,
+            network: networkOf(option.chainInfo, stored.isTest).name,
+            asset: option.asset,
+            asset_name: option.assetInfo.name,
+            amount_native: option.amountNative,
+          })),
+          expires_at: stored.expiresAt.toISOString(),
+          confirmations: { seen: 0, required: 0 },
+          is_test: stored.isTest,
+          redirect_url: stored.redirectUrl,
+          locale: stored.locale,
+        };
+      }
+      const row = stored;
       const { chain, asset, expected, received, remaining } = amounts(row);
       const network = networkOf(chain, row.isTest);
       return {
@@ -184,6 +302,8 @@ export function createPaymentViews(deps: PaymentViewsDeps) {
           amountBaseUnits: remaining,
           isTest: row.isTest,
         }),
+        ...choiceOf(row),
+        options: [],
         expires_at: row.expiresAt.toISOString(),
         confirmations: {
           seen: (await seenOf([row])).get(row.id) ?? 0,
@@ -191,6 +311,7 @@ export function createPaymentViews(deps: PaymentViewsDeps) {
         },
         is_test: row.isTest,
         redirect_url: row.redirectUrl,
+        locale: row.locale,
       };
     },
 
@@ -201,18 +322,18 @@ export function createPaymentViews(deps: PaymentViewsDeps) {
     watchable: (chain: string, isTest: boolean, createdFrom: Date, expiresAfter: Date) =>
       repo.watchable(db, chain, isTest, createdFrom, expiresAfter),
 
-    /** A payment of the principal's merchant (any mode the principal may see), as its row. */
+    /** A payment of the principal's merchant (any mode the principal may see) that has its chain, as its row. */
     async findRow(principal: Principal, id: string): Promise<PaymentRow> {
       const row = await repo.find(principal.merchantId, modeForRead(principal, undefined), id);
       if (row === undefined) throw new AppError('not_found', 'No such payment.', { param: 'id' });
-      return row;
+      return pickedOrRefused(row, 'id');
     },
 
-    /** A payment by its id alone, for the public checkout (never hand its merchant data to the payer). */
+    /** A payment that has its chain, by its id alone, for the public checkout (never hand its merchant data on). */
     async findPublicRow(id: string): Promise<PaymentRow> {
       const row = await repo.findPublic(id);
       if (row === undefined) throw new AppError('not_found', 'No such payment.', { param: 'payment_id' });
-      return row;
+      return pickedOrRefused(row, 'payment_id');
     },
   };
 }

@@ -38,6 +38,18 @@ export const exactTolerances: Tolerances = {
   overAmount: '0',
 };
 
+/**
+ * The underpayment a merchant who set no tolerance accepts: 0.1 % of the expected amount. Amounts are rounded to what
+ * wallets show, but some still pay a hair less (an exchange withdrawal rounding down, a payer typing four decimals of
+ * six); a payment that short is complete rather than underpaid. `PATCH /v1/settings` sets it to anything from 0.
+ */
+const DEFAULT_UNDERPAYMENT_TOLERANCE_PERCENT = '0.1';
+
+const defaultTolerances: Tolerances = {
+  ...exactTolerances,
+  underPercent: ratioFromDecimal(DEFAULT_UNDERPAYMENT_TOLERANCE_PERCENT),
+};
+
 export interface SettingsDeps {
   db: Db;
   repo: SettingsRepo;
@@ -138,7 +150,8 @@ export function createSettingsService({ db, repo, clock, events, accounts }: Set
 
   function view(row: MerchantSettingsRow | undefined): MerchantSettingsView {
     return {
-      underpayment_tolerance_percent: row?.underpaymentTolerancePercent ?? '0',
+      underpayment_tolerance_percent:
+        row?.underpaymentTolerancePercent ?? DEFAULT_UNDERPAYMENT_TOLERANCE_PERCENT,
       underpayment_tolerance_amount: row?.underpaymentToleranceAmount ?? '0',
       overpayment_tolerance_percent: row?.overpaymentTolerancePercent ?? '0',
       overpayment_tolerance_amount: row?.overpaymentToleranceAmount ?? '0',
@@ -315,11 +328,16 @@ export function createSettingsService({ db, repo, clock, events, accounts }: Set
       return (await repo.findWallet(tx, merchantId, isTest, chain))?.address ?? null;
     },
 
-    /** Tolerances of several merchants (exact for those that set none). */
+    /** The chains a merchant has a payout wallet for in a mode. */
+    async payoutWalletChains(merchantId: string, isTest: boolean): Promise<string[]> {
+      return (await repo.listWallets(db, merchantId, isTest)).map((row) => row.chain);
+    },
+
+    /** Tolerances of several merchants (the default for those that set none). */
     async tolerancesFor(tx: Db, merchantIds: string[]): Promise<Map<string, Tolerances>> {
       const rows = await repo.findSettings(tx, [...new Set(merchantIds)]);
       const out = new Map<string, Tolerances>();
-      for (const id of merchantIds) out.set(id, exactTolerances);
+      for (const id of merchantIds) out.set(id, defaultTolerances);
       for (const row of rows) {
         out.set(row.merchantId, {
           underPercent: ratioFromDecimal(row.underpaymentTolerancePercent),

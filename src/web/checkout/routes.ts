@@ -6,6 +6,7 @@ import { AppError } from '../../lib/errors.ts';
 import { uuidPattern } from '../../lib/ids.ts';
 import { simulateOutcomes } from '../../modules/payments/schemas.ts';
 import type { Services } from '../../services.ts';
+import { type Locale, localeOf, negotiateLocale, translator } from './i18n/index.ts';
 import { qrSvg } from './qr.ts';
 import { type PageAssets, renderCheckoutPage, renderProblemPage } from './render.ts';
 
@@ -47,8 +48,19 @@ function securityHeaders(reply: FastifyReply): FastifyReply {
     .header('cache-control', 'no-store');
 }
 
-type PaymentsForCheckout = Pick<Services['payments'], 'checkoutView'>;
+type PaymentsForCheckout = Pick<Services['payments'], 'checkoutView' | 'select'>;
 type SimulatorForCheckout = Pick<Services['simulator'], 'simulateCheckout'>;
+
+interface PageRequest {
+  query: unknown;
+  headers: { 'accept-language'?: string | undefined };
+}
+
+/** The `?locale=` a request asked for, when it names a supported language. */
+function requestedLocale(request: PageRequest): Locale | undefined {
+  const query = request.query as { locale?: unknown } | undefined;
+  return typeof query?.locale === 'string' ? localeOf(query.locale) : undefined;
+}
 
 export function checkoutRoutes(deps: {
   payments: PaymentsForCheckout;
@@ -63,29 +75,69 @@ export function checkoutRoutes(deps: {
   const now = deps.now ?? (() => new Date());
 
   async function sendPage(
+    request: PageRequest,
     reply: FastifyReply,
     id: string,
     notice?: { kind: 'success' | 'error'; text: string },
     statusCode = 200,
   ): Promise<FastifyReply> {
     securityHeaders(reply).type('text/html; charset=utf-8');
-    if (!uuidPattern.test(id)) return reply.status(400).send(renderProblemPage('invalid', assets));
+    const query = requestedLocale(request);
+    const acceptLanguage = request.headers['accept-language'];
+    if (!uuidPattern.test(id)) {
+      const t = translator(negotiateLocale({ query, acceptLanguage }));
+      return reply.status(400).send(renderProblemPage('invalid', assets, t));
+    }
     let view: Awaited<ReturnType<PaymentsForCheckout['checkoutView']>>;
     try {
       view = await deps.payments.checkoutView(id.toLowerCase());
     } catch (error) {
       if (error instanceof AppError && error.code === 'not_found') {
-        return reply.status(404).send(renderProblemPage('not_found', assets));
+        const t = translator(negotiateLocale({ query, acceptLanguage }));
+        return reply.status(404).send(renderProblemPage('not_found', assets, t));
       }
       throw error;
     }
-    const qr = await qrSvg(view.payment_uri, `QR code to pay ${view.expected_amount_native} ${view.asset}`);
-    return reply
-      .status(statusCode)
-      .send(
-        renderCheckoutPage(view, { assets, now: now(), qr, ...(notice === undefined ? {} : { notice }) }),
-      );
+    const t = translator(negotiateLocale({ query, payment: view.locale, acceptLanguage }));
+    const qr =
+      view.payment_uri === null
+        ? ''
+        : await qrSvg(
+            view.payment_uri,
+            t.m.qrLabel({
+              amount: t.decimal(
+                (view.status === 'underpaid' ? view.remaining_amount_native : view.expected_amount_native) ??
+                  '0',
+              ),
+              asset: view.asset ?? '',
+            }),
+          );
+    return reply.status(statusCode).send(
+      renderCheckoutPage(view, {
+        assets,
+        now: now(),
+        qr,
+        t,
+        localeQuery: query,
+        ...(notice === undefined ? {} : { notice }),
+      }),
+    );
   }
+
+  /** Post/redirect/get: back to the page itself (in the language the payer chose, if any). */
+  const backToPage = (reply: FastifyReply, request: PageRequest, id: string) => {
+    const locale = requestedLocale(request);
+    return reply
+      .status(303)
+      .header('cache-control', 'no-store')
+      .redirect(`/pay/${id.toLowerCase()}${locale === undefined ? '' : `?locale=${locale}`}`);
+  };
+
+  /** A form field of a posted body (urlencoded, parsed into an object). */
+  const field = (body: unknown, name: string): string =>
+    typeof body === 'object' && body !== null && name in body
+      ? String((body as Record<string, unknown>)[name])
+      : '';
 
   return async (app: FastifyInstance): Promise<void> => {
     // The test banner's form posts `outcome=…` when the page runs without JavaScript (this plugin's scope only).
@@ -113,7 +165,28 @@ export function checkoutRoutes(deps: {
     app.get<{ Params: { payment_id: string } }>(
       '/pay/:payment_id',
       { schema: { hide: true } },
-      (request, reply) => sendPage(reply, request.params.payment_id),
+      (request, reply) => sendPage(request, reply, request.params.payment_id),
+    );
+
+    // The payer's pick of a chain and asset (or a new quote), posted by the page's option buttons.
+    app.post<{ Params: { payment_id: string }; Body: unknown }>(
+      '/pay/:payment_id/select',
+      { schema: { hide: true } },
+      async (request, reply) => {
+        const id = request.params.payment_id;
+        if (!uuidPattern.test(id)) return sendPage(request, reply, id);
+        const [chain = '', asset = ''] = field(request.body, 'option').split(':');
+        try {
+          await deps.payments.select(id.toLowerCase(), { chain, asset });
+        } catch (error) {
+          if (error instanceof AppError && error.code !== 'not_found') {
+            return sendPage(request, reply, id, { kind: 'error', text: error.message }, error.status);
+          }
+          if (error instanceof AppError) return sendPage(request, reply, id);
+          throw error;
+        }
+        return backToPage(reply, request, id);
+      },
     );
 
     app.post<{ Params: { payment_id: string }; Body: unknown }>(
@@ -121,26 +194,25 @@ export function checkoutRoutes(deps: {
       { schema: { hide: true } },
       async (request, reply) => {
         const id = request.params.payment_id;
-        if (!uuidPattern.test(id)) return sendPage(reply, id);
-        const body = request.body;
-        const outcome =
-          typeof body === 'object' && body !== null && 'outcome' in body ? String(body.outcome) : '';
+        if (!uuidPattern.test(id)) return sendPage(request, reply, id);
+        const outcome = field(request.body, 'outcome');
         const known = simulateOutcomes.find((value) => value === outcome);
         if (known === undefined) {
-          return sendPage(reply, id, { kind: 'error', text: 'Choose one of the simulation buttons.' }, 400);
+          const t = translator(negotiateLocale({ query: requestedLocale(request) }));
+          return sendPage(request, reply, id, { kind: 'error', text: t.m.chooseSimulation }, 400);
         }
         try {
           await deps.simulateLimit?.(request, reply);
           await deps.simulator.simulateCheckout(id.toLowerCase(), { outcome: known });
         } catch (error) {
           if (error instanceof AppError && error.code !== 'not_found') {
-            return sendPage(reply, id, { kind: 'error', text: error.message }, error.status);
+            return sendPage(request, reply, id, { kind: 'error', text: error.message }, error.status);
           }
-          if (error instanceof AppError) return sendPage(reply, id);
+          if (error instanceof AppError) return sendPage(request, reply, id);
           throw error;
         }
-        // Post/redirect/get: the payer lands on the page itself, which refreshes as the simulated chain moves.
-        return reply.status(303).header('cache-control', 'no-store').redirect(`/pay/${id.toLowerCase()}`);
+        // The payer lands on the page itself, which refreshes as the simulated chain moves.
+        return backToPage(reply, request, id);
       },
     );
   };

@@ -1,0 +1,118 @@
+import type { Messages } from './en.ts';
+
+export const de: Messages = {
+  checkout: 'Bezahlung',
+  badge: {
+    choose: 'Zahlungsart wählen',
+    pending: 'Zahlung ausstehend',
+    confirming: 'Wird bestätigt',
+    completed: 'Bezahlt',
+    underpaid: 'Teilweise bezahlt',
+    overpaid: 'Bezahlt',
+    expired: 'Abgelaufen',
+  },
+  title: {
+    choose: 'Wählen Sie, wie Sie zahlen',
+    pending: 'Senden Sie Ihre Zahlung',
+    confirming: 'Zahlung gesehen, wird bestätigt',
+    completed: 'Zahlung abgeschlossen',
+    underpaid: 'Teilzahlung erhalten',
+    overpaid: 'Zahlung erhalten',
+    expired: 'Diese Zahlung ist abgelaufen',
+    quote: 'Der Kurs ist abgelaufen',
+  },
+  announce: {
+    choose: 'Wählen Sie eine Währung und ein Netzwerk zum Bezahlen.',
+    pending: 'Ihre Zahlung wird erwartet.',
+    confirming: 'Ihre Zahlung wurde im Netzwerk gesehen und wird bestätigt.',
+    completed: 'Zahlung abgeschlossen. Vielen Dank.',
+    underpaid: 'Eine Teilzahlung ist eingegangen. Bitte senden Sie den Restbetrag.',
+    overpaid: 'Zahlung erhalten. Sie haben mehr als verlangt gesendet.',
+    expired: 'Diese Zahlung ist abgelaufen. Senden Sie kein Geld an diese Adresse.',
+  },
+  lead: {
+    choose:
+      'Wählen Sie die Währung und das Netzwerk, mit denen Ihre Wallet zahlt. Der Betrag steht bei jeder Option; der Kurs wird bei der Wahl festgeschrieben.',
+    pending:
+      'Senden Sie genau den Betrag unten an die eigene Einzahlungsadresse dieser Zahlung. Die Seite aktualisiert sich von selbst, sobald die Zahlung eintrifft.',
+    underpaid:
+      'Wir haben einen Teil des Betrags erhalten. Senden Sie genau den Restbetrag unten an dieselbe Adresse, bevor die Zeit abläuft.',
+    confirming: (p) =>
+      `Ihre Transaktion ist auf ${p.networkHtml}. Nach ${p.required} Bestätigungen ist sie endgültig; Sie können diese Seite offen lassen oder schließen.`,
+    completed: (p) => `Vielen Dank. Ihre Zahlung ist auf ${p.networkHtml} bestätigt.`,
+    overpaid:
+      'Ihre Zahlung ist bestätigt. Sie haben mehr als verlangt gesendet; fragen Sie den Verkäufer nach der Differenz.',
+    expired:
+      'Die Zeit zum Bezahlen ist abgelaufen. <strong>Senden Sie kein Geld an diese Adresse.</strong> Kehren Sie zum Shop zurück, um eine neue Zahlung zu starten.',
+    expiredSent:
+      'Schon gesendet? Eine Transaktion, die das Netzwerk vor Ablauf der Zeit erreicht hat, wird weiterhin gutgeschrieben; diese Seite zeigt sie dann. Später eintreffendes Geld wird ebenfalls erfasst und ist für den Shop sichtbar; wenden Sie sich mit der Zahlungsnummer unten an den Shop.',
+    expiredLate: (p) =>
+      `Wir haben ${p.amountHtml} nach Ablauf der Zeit erhalten. Der Betrag ist erfasst und für den Shop sichtbar: Wenden Sie sich mit der Zahlungsnummer unten an den Shop.`,
+    quote:
+      'Der Kurs dieser Zahlung galt für eine begrenzte Zeit, und in dieser Zeit ist nichts eingegangen. Holen Sie einen neuen Kurs ein, bevor Sie etwas senden.',
+  },
+  sendExactly: 'Senden Sie genau',
+  sendRemaining: 'Senden Sie den Rest',
+  orderTotal: 'Bestellsumme',
+  networkIs: 'Netzwerk:',
+  sendOnly: (p) =>
+    `Senden Sie nur ${p.assetHtml} über ${p.networkHtml}. Andere Assets oder ${p.assetHtml} über ein anderes Netzwerk können nicht wiederhergestellt werden.`,
+  scanWithWallet: 'Mit Ihrer Wallet-App scannen',
+  depositAddress: 'Einzahlungsadresse',
+  openInWallet: 'In der Wallet öffnen',
+  copy: 'Kopieren',
+  copied: 'Kopiert',
+  copyAddress: 'Adresse kopieren',
+  copyAmount: 'Betrag kopieren',
+  copiedAnnounce: (p) => `${p.what} kopiert`,
+  qrLabel: (p) => `QR-Code zum Bezahlen von ${p.amount} ${p.asset}`,
+  timeLeft: 'Verbleibende Zeit',
+  expiresAt: (p) => `Läuft ab am ${p.time}`,
+  rateLockedFor: 'Kurs fest für',
+  newQuote: 'Neuen Kurs holen',
+  confirmations: 'Bestätigungen',
+  confirmationsOn: (p) => `${p.countHtml} Bestätigungen auf ${p.networkHtml}`,
+  countOf: (p) => `${p.seen} von ${p.required}`,
+  requested: 'Verlangt',
+  received: 'Erhalten',
+  remaining: 'Offen',
+  amount: 'Betrag',
+  confirmedSoFar: 'Bisher bestätigt',
+  network: 'Netzwerk',
+  amountPaid: 'Bezahlter Betrag',
+  value: 'Wert',
+  receivedInTime: 'Erhalten',
+  testNetwork: (p) => `${p.network}-Testnetz`,
+  returnToShop: 'Zurück zum Shop',
+  cancelAndReturn: 'Abbrechen und zurück zum Shop',
+  payment: 'Zahlung',
+  poweredBy: 'Sichere Bezahlung · mit svc',
+  language: 'Sprache',
+  payWith: (p) => `Mit ${p.asset} über ${p.network} bezahlen`,
+  pickFinal: 'Ihre Wahl gilt endgültig für diese Zahlung: Ihre Adresse gehört zu diesem Netzwerk.',
+  testMode: 'Testmodus',
+  testBanner: (p) => `— es fließt kein echtes Geld. Dies ist eine simulierte Zahlung auf ${p.networkHtml}.`,
+  testBannerChoose:
+    '— es fließt kein echtes Geld. Wählen Sie eine beliebige Option: Die Zahlung läuft dann auf einer simulierten Chain.',
+  simulate: 'Simulieren:',
+  simulateLabel: 'Den Zahler simulieren',
+  payInFull: 'Voll bezahlen',
+  payTheRest: 'Rest bezahlen',
+  underpay: 'Zu wenig zahlen',
+  overpay: 'Zu viel zahlen',
+  letItExpire: 'Ablaufen lassen',
+  simulatedSent: (p) => `Simuliert: ${p.amount} ${p.asset} gesendet. Sie landen im nächsten Block.`,
+  simulatedExpired: 'Simuliert: Das Zahlungsfenster ist beendet.',
+  simulationFailed: 'Die Simulation ist fehlgeschlagen.',
+  chooseSimulation: 'Wählen Sie eine der Simulationsschaltflächen.',
+  problem: {
+    notFoundBadge: 'Nicht gefunden',
+    notFoundTitle: 'Zahlung nicht gefunden',
+    notFoundText:
+      'Unter dieser Adresse gibt es keine Zahlung. Prüfen Sie den erhaltenen Link oder kehren Sie zum Shop zurück und beginnen Sie neu. Senden Sie kein Geld, bevor Sie eine Zahlungsseite mit Betrag und Adresse sehen.',
+    invalidBadge: 'Ungültiger Link',
+    invalidTitle: 'Dieser Zahlungslink ist ungültig',
+    invalidText:
+      'Der Link ist unvollständig oder falsch geschrieben. Kopieren Sie den ganzen Link erneut aus dem Shop oder starten Sie dort eine neue Zahlung.',
+  },
+};

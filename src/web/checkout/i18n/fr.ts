@@ -1,0 +1,118 @@
+import type { Messages } from './en.ts';
+
+export const fr: Messages = {
+  checkout: 'Paiement',
+  badge: {
+    choose: 'Choisissez comment payer',
+    pending: 'En attente de paiement',
+    confirming: 'Confirmation en cours',
+    completed: 'Payé',
+    underpaid: 'Payé en partie',
+    overpaid: 'Payé',
+    expired: 'Expiré',
+  },
+  title: {
+    choose: 'Choisissez comment payer',
+    pending: 'Envoyez votre paiement',
+    confirming: 'Paiement vu, confirmation en cours',
+    completed: 'Paiement terminé',
+    underpaid: 'Paiement partiel reçu',
+    overpaid: 'Paiement reçu',
+    expired: 'Ce paiement a expiré',
+    quote: 'Le cours proposé a expiré',
+  },
+  announce: {
+    choose: 'Choisissez une monnaie et un réseau pour payer.',
+    pending: 'En attente de votre paiement.',
+    confirming: 'Votre paiement a été vu sur le réseau et est en cours de confirmation.',
+    completed: 'Paiement terminé. Merci.',
+    underpaid: 'Un paiement partiel a été reçu. Envoyez le montant restant.',
+    overpaid: 'Paiement reçu. Vous avez envoyé plus que demandé.',
+    expired: "Ce paiement a expiré. N'envoyez pas de fonds à cette adresse.",
+  },
+  lead: {
+    choose:
+      'Choisissez la monnaie et le réseau avec lesquels votre portefeuille paie. Le montant est indiqué pour chacun ; son cours est bloqué dès votre choix.',
+    pending:
+      "Envoyez le montant exact ci-dessous à l'adresse de dépôt propre à ce paiement. Cette page se met à jour d'elle-même dès l'arrivée du paiement.",
+    underpaid:
+      'Nous avons reçu une partie du montant. Envoyez exactement le montant restant ci-dessous à la même adresse avant la fin du délai.',
+    confirming: (p) =>
+      `Votre transaction est sur ${p.networkHtml}. Elle est définitive après ${p.required} confirmations ; vous pouvez garder cette page ouverte ou la fermer.`,
+    completed: (p) => `Merci. Votre paiement est confirmé sur ${p.networkHtml}.`,
+    overpaid:
+      'Votre paiement est confirmé. Vous avez envoyé plus que demandé ; voyez la différence avec le vendeur.',
+    expired:
+      "Le délai pour payer est écoulé. <strong>N'envoyez pas de fonds à cette adresse.</strong> Retournez à la boutique pour commencer un nouveau paiement.",
+    expiredSent:
+      "Fonds déjà envoyés ? Une transaction arrivée sur le réseau avant la fin du délai est toujours créditée : cette page l'affichera. Les fonds arrivés plus tard sont aussi enregistrés et la boutique les voit ; contactez la boutique avec le numéro de paiement ci-dessous.",
+    expiredLate: (p) =>
+      `Nous avons reçu ${p.amountHtml} après la fin du délai. C'est enregistré et la boutique le voit : contactez la boutique avec le numéro de paiement ci-dessous.`,
+    quote:
+      "Le cours de ce paiement était bloqué pour une durée limitée, et rien n'est arrivé pendant ce temps. Demandez un nouveau cours avant d'envoyer quoi que ce soit.",
+  },
+  sendExactly: 'Envoyez exactement',
+  sendRemaining: 'Envoyez le reste',
+  orderTotal: 'Total de la commande',
+  networkIs: 'Réseau :',
+  sendOnly: (p) =>
+    `N'envoyez que des ${p.assetHtml} sur ${p.networkHtml}. D'autres actifs, ou des ${p.assetHtml} envoyés sur un autre réseau, sont irrécupérables.`,
+  scanWithWallet: 'Scannez avec votre portefeuille',
+  depositAddress: 'Adresse de dépôt',
+  openInWallet: 'Ouvrir dans le portefeuille',
+  copy: 'Copier',
+  copied: 'Copié',
+  copyAddress: "Copier l'adresse",
+  copyAmount: 'Copier le montant',
+  copiedAnnounce: (p) => `${p.what} : copié`,
+  qrLabel: (p) => `Code QR pour payer ${p.amount} ${p.asset}`,
+  timeLeft: 'Temps restant',
+  expiresAt: (p) => `Expire le ${p.time}`,
+  rateLockedFor: 'Cours bloqué encore',
+  newQuote: 'Obtenir un nouveau cours',
+  confirmations: 'Confirmations',
+  confirmationsOn: (p) => `${p.countHtml} confirmations sur ${p.networkHtml}`,
+  countOf: (p) => `${p.seen} sur ${p.required}`,
+  requested: 'Demandé',
+  received: 'Reçu',
+  remaining: 'Restant',
+  amount: 'Montant',
+  confirmedSoFar: "Confirmé jusqu'ici",
+  network: 'Réseau',
+  amountPaid: 'Montant payé',
+  value: 'Valeur',
+  receivedInTime: 'Reçu',
+  testNetwork: (p) => `réseau de test ${p.network}`,
+  returnToShop: 'Retour à la boutique',
+  cancelAndReturn: 'Annuler et retourner à la boutique',
+  payment: 'Paiement',
+  poweredBy: 'Paiement sécurisé · avec svc',
+  language: 'Langue',
+  payWith: (p) => `Payer en ${p.asset} sur ${p.network}`,
+  pickFinal: 'Votre choix est définitif pour ce paiement : son adresse appartient à ce réseau.',
+  testMode: 'Mode test',
+  testBanner: (p) => `— aucun fonds réel ne circule. Ceci est un paiement simulé sur ${p.networkHtml}.`,
+  testBannerChoose:
+    '— aucun fonds réel ne circule. Choisissez une option : le paiement se déroule ensuite sur une chaîne simulée.',
+  simulate: 'Simuler :',
+  simulateLabel: 'Simuler le payeur',
+  payInFull: 'Tout payer',
+  payTheRest: 'Payer le reste',
+  underpay: 'Payer moins',
+  overpay: 'Payer plus',
+  letItExpire: 'Laisser expirer',
+  simulatedSent: (p) => `Simulé : ${p.amount} ${p.asset} envoyés. Ils arrivent dans le prochain bloc.`,
+  simulatedExpired: 'Simulé : le délai du paiement est terminé.',
+  simulationFailed: 'La simulation a échoué.',
+  chooseSimulation: "Choisissez l'un des boutons de simulation.",
+  problem: {
+    notFoundBadge: 'Introuvable',
+    notFoundTitle: 'Paiement introuvable',
+    notFoundText:
+      "Aucun paiement n'existe à cette adresse. Vérifiez le lien reçu, ou retournez à la boutique et recommencez. N'envoyez pas de fonds avant de voir une page de paiement avec un montant et une adresse.",
+    invalidBadge: 'Lien invalide',
+    invalidTitle: "Ce lien de paiement n'est pas valide",
+    invalidText:
+      'Le lien est incomplet ou mal saisi. Copiez à nouveau le lien complet depuis la boutique, ou commencez-y un nouveau paiement.',
+  },
+};

@@ -1,0 +1,118 @@
+import type { Messages } from './en.ts';
+
+export const pt: Messages = {
+  checkout: 'Pagamento',
+  badge: {
+    choose: 'Escolha como pagar',
+    pending: 'Aguardando pagamento',
+    confirming: 'Confirmando',
+    completed: 'Pago',
+    underpaid: 'Pago em parte',
+    overpaid: 'Pago',
+    expired: 'Expirado',
+  },
+  title: {
+    choose: 'Escolha como pagar',
+    pending: 'Envie seu pagamento',
+    confirming: 'Pagamento visto, confirmando',
+    completed: 'Pagamento concluído',
+    underpaid: 'Pagamento parcial recebido',
+    overpaid: 'Pagamento recebido',
+    expired: 'Este pagamento expirou',
+    quote: 'A cotação expirou',
+  },
+  announce: {
+    choose: 'Escolha uma moeda e uma rede para pagar.',
+    pending: 'Aguardando seu pagamento.',
+    confirming: 'Seu pagamento foi visto na rede e está sendo confirmado.',
+    completed: 'Pagamento concluído. Obrigado.',
+    underpaid: 'Um pagamento parcial foi recebido. Envie o valor restante.',
+    overpaid: 'Pagamento recebido. Você enviou mais do que o pedido.',
+    expired: 'Este pagamento expirou. Não envie fundos para este endereço.',
+  },
+  lead: {
+    choose:
+      'Escolha a moeda e a rede com que sua carteira paga. O valor aparece em cada opção; a cotação fica fixa quando você escolhe.',
+    pending:
+      'Envie o valor exato abaixo para o endereço de depósito deste pagamento. Esta página se atualiza sozinha quando o pagamento chegar.',
+    underpaid:
+      'Recebemos parte do valor. Envie exatamente o valor restante abaixo para o mesmo endereço antes que o tempo acabe.',
+    confirming: (p) =>
+      `Sua transação está na ${p.networkHtml}. Ela fica definitiva após ${p.required} confirmações; você pode manter esta página aberta ou fechá-la.`,
+    completed: (p) => `Obrigado. Seu pagamento está confirmado na ${p.networkHtml}.`,
+    overpaid:
+      'Seu pagamento está confirmado. Você enviou mais do que o pedido; fale com o vendedor sobre a diferença.',
+    expired:
+      'O tempo para pagar acabou. <strong>Não envie fundos para este endereço.</strong> Volte à loja para iniciar um novo pagamento.',
+    expiredSent:
+      'Já enviou os fundos? Uma transação que chegou à rede antes do fim do prazo ainda é creditada, e esta página a mostrará. Fundos que chegarem depois também ficam registrados e a loja pode vê-los; fale com a loja informando o número do pagamento abaixo.',
+    expiredLate: (p) =>
+      `Recebemos ${p.amountHtml} depois que o tempo acabou. Ficou registrado e a loja pode ver: fale com a loja informando o número do pagamento abaixo.`,
+    quote:
+      'A cotação deste pagamento ficou fixa por um tempo limitado e nada chegou nesse período. Peça uma nova cotação antes de enviar qualquer coisa.',
+  },
+  sendExactly: 'Envie exatamente',
+  sendRemaining: 'Envie o restante',
+  orderTotal: 'Total do pedido',
+  networkIs: 'Rede:',
+  sendOnly: (p) =>
+    `Envie apenas ${p.assetHtml} na ${p.networkHtml}. Outros ativos, ou ${p.assetHtml} enviado em outra rede, não podem ser recuperados.`,
+  scanWithWallet: 'Escaneie com sua carteira',
+  depositAddress: 'Endereço de depósito',
+  openInWallet: 'Abrir na carteira',
+  copy: 'Copiar',
+  copied: 'Copiado',
+  copyAddress: 'Copiar endereço',
+  copyAmount: 'Copiar valor',
+  copiedAnnounce: (p) => `${p.what}: copiado`,
+  qrLabel: (p) => `Código QR para pagar ${p.amount} ${p.asset}`,
+  timeLeft: 'Tempo restante',
+  expiresAt: (p) => `Expira em ${p.time}`,
+  rateLockedFor: 'Cotação fixa por',
+  newQuote: 'Obter nova cotação',
+  confirmations: 'Confirmações',
+  confirmationsOn: (p) => `${p.countHtml} confirmações na ${p.networkHtml}`,
+  countOf: (p) => `${p.seen} de ${p.required}`,
+  requested: 'Pedido',
+  received: 'Recebido',
+  remaining: 'Restante',
+  amount: 'Valor',
+  confirmedSoFar: 'Confirmado até agora',
+  network: 'Rede',
+  amountPaid: 'Valor pago',
+  value: 'Valor em moeda',
+  receivedInTime: 'Recebido',
+  testNetwork: (p) => `rede de teste ${p.network}`,
+  returnToShop: 'Voltar à loja',
+  cancelAndReturn: 'Cancelar e voltar à loja',
+  payment: 'Pagamento',
+  poweredBy: 'Pagamento seguro · com svc',
+  language: 'Idioma',
+  payWith: (p) => `Pagar com ${p.asset} na ${p.network}`,
+  pickFinal: 'Sua escolha é definitiva para este pagamento: o endereço pertence a essa rede.',
+  testMode: 'Modo de teste',
+  testBanner: (p) => `— nenhum fundo real é movido. Este é um pagamento simulado na ${p.networkHtml}.`,
+  testBannerChoose:
+    '— nenhum fundo real é movido. Escolha qualquer opção: o pagamento corre depois numa cadeia simulada.',
+  simulate: 'Simular:',
+  simulateLabel: 'Simular o pagador',
+  payInFull: 'Pagar tudo',
+  payTheRest: 'Pagar o resto',
+  underpay: 'Pagar a menos',
+  overpay: 'Pagar a mais',
+  letItExpire: 'Deixar expirar',
+  simulatedSent: (p) => `Simulado: ${p.amount} ${p.asset} enviados. Chegam no próximo bloco.`,
+  simulatedExpired: 'Simulado: o prazo do pagamento terminou.',
+  simulationFailed: 'A simulação falhou.',
+  chooseSimulation: 'Escolha um dos botões de simulação.',
+  problem: {
+    notFoundBadge: 'Não encontrado',
+    notFoundTitle: 'Pagamento não encontrado',
+    notFoundText:
+      'Não encontramos nenhum pagamento neste endereço. Verifique o link recebido, ou volte à loja e comece de novo. Não envie fundos antes de ver uma página de pagamento com um valor e um endereço.',
+    invalidBadge: 'Link inválido',
+    invalidTitle: 'Este link de pagamento não é válido',
+    invalidText:
+      'O link está incompleto ou digitado errado. Copie de novo o link completo da loja, ou inicie lá um novo pagamento.',
+  },
+};
