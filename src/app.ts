@@ -28,6 +28,7 @@ import { webhookEndpointRoutes } from './modules/webhooks/endpoints/routes.ts';
 import type { Services } from './services.ts';
 import { checkoutRoutes } from './web/checkout/routes.ts';
 import { dashboardRoutes } from './web/dashboard-routes.ts';
+import { homeRoute } from './web/home.ts';
 
 export interface AppDeps {
   config: Config;
@@ -189,6 +190,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     }),
   );
   await app.register(dashboardRoutes(deps.dashboardDir === undefined ? {} : { distDir: deps.dashboardDir }));
+  await app.register(homeRoute());
 
   return app;
 }

@@ -12,11 +12,13 @@ import { createDepositSigningKeys, createDerivationCheck } from './modules/chain
 import { createDerivationThread } from './modules/chains/derivation-thread.ts';
 import { createChainAdapters, testAddressSpelling } from './modules/chains/families.ts';
 import { depositLedger } from './modules/chains/ledger.ts';
+import { createChainStatus } from './modules/chains/readiness.ts';
 import { createKeysRepo } from './modules/keys/repo.ts';
 import { createKeysService } from './modules/keys/service.ts';
 import { createPaymentsRepo } from './modules/payments/repo.ts';
 import { createPaymentsService, type RateProvider } from './modules/payments/service.ts';
 import { createDefaultRatesService } from './modules/rates/index.ts';
+import { createReadiness } from './modules/settings/readiness.ts';
 import { createSettingsRepo } from './modules/settings/repo.ts';
 import { createSettingsService } from './modules/settings/service.ts';
 import { createSimulatorService } from './modules/simulator/service.ts';
@@ -127,6 +129,11 @@ export function buildServices({
     ledger: depositLedger,
   });
   const simulator = createSimulatorService({ db, clock, payments, adapters: chainAdapters });
+  const readiness = createReadiness({
+    chainStatus: createChainStatus(chainAdapters),
+    settings,
+    hasSeed: (isTest) => deriver.hasSeed(isTest),
+  });
   return {
     accounts,
     keys,
@@ -135,6 +142,7 @@ export function buildServices({
     payments,
     settings,
     simulator,
+    readiness,
     ssrfGuard,
     operators,
     chainAdapters,

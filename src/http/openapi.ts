@@ -44,6 +44,7 @@ const operationIds: Record<string, string> = {
   'GET /settings/payout-wallets': 'getPayoutWallets',
   'PUT /settings/payout-wallets': 'setPayoutWallets',
   'GET /settings/payout-wallets/changes': 'listPayoutWalletChanges',
+  'GET /settings/readiness': 'getReadiness',
 };
 
 type Json = Record<string, unknown>;

@@ -9,6 +9,7 @@ import {
   payoutWalletChangeListSchema,
   payoutWalletsSchema,
   putPayoutWalletsSchema,
+  readinessSchema,
 } from './schemas.ts';
 
 export function settingsRoutes({ services, requireAuth }: RouteContext): FastifyPluginAsyncZod {
@@ -82,6 +83,26 @@ export function settingsRoutes({ services, requireAuth }: RouteContext): Fastify
         services.settings.putPayoutWallets(principalOf(request), request.query.is_test, request.body, {
           ip: request.ip,
         }),
+    );
+
+    app.get(
+      '/settings/readiness',
+      {
+        ...either,
+        schema: {
+          tags,
+          summary:
+            'The setup checklist of the mode: per chain, whether payments can be taken now (node, payout wallet, fee ' +
+            'wallet) and what is missing',
+          security,
+          querystring: modeQuerySchema,
+          response: { 200: readinessSchema },
+        },
+      },
+      async (request, reply) => {
+        reply.header('cache-control', 'no-store');
+        return services.readiness.readiness(principalOf(request), request.query.is_test);
+      },
     );
 
     app.get(

@@ -88,3 +88,33 @@ export const payoutWalletChangeListSchema = z
 export const changesQuerySchema = z.strictObject({
   limit: z.coerce.number().int().min(1).max(200).default(50),
 });
+
+export const readinessSchema = z
+  .object({
+    is_test: z.boolean(),
+    seed_configured: z
+      .boolean()
+      .describe(
+        'The mode’s mnemonic is set on the server (live: SVC_MNEMONIC); without it nothing can be paid.',
+      ),
+    chains: z.array(
+      z.object({
+        chain: z.string(),
+        name: z.string(),
+        node: z
+          .enum(['ok', 'unhealthy', 'not_configured'])
+          .describe('A node is connected and keeping up (test mode: the simulator or a test network).'),
+        node_problem: z.string().nullable().describe('What is wrong with the node, when `unhealthy`.'),
+        payout_wallet: z.boolean().describe('A payout wallet is set for the chain in this mode.'),
+        fee_wallet: z
+          .enum(['funded', 'low', 'none'])
+          .describe("The instance's sweep-fee wallet for the chain: `none` where the chain needs none here."),
+        ready: z.boolean().describe('Payments on this chain can be taken and swept now.'),
+        missing: z
+          .array(z.enum(['seed', 'node', 'node_healthy', 'payout_wallet', 'fee_wallet']))
+          .describe('What to do before it is ready.'),
+      }),
+    ),
+  })
+  .meta({ id: 'Readiness' });
+export type ReadinessView = z.infer<typeof readinessSchema>;

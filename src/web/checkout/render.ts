@@ -256,7 +256,7 @@ function chooseBlock(ctx: Ctx): string {
       const buttons = options
         .map((option) => {
           const network = networkLabel({ ...option, is_test: view.is_test }, t);
-          return `<li><button type="submit" name="option" value="${escapeHtml(`${option.chain}:${option.asset}`)}" class="option" aria-label="${escapeHtml(t.m.payWith({ asset: option.asset, network }))}"><span class="option-network">${escapeHtml(network)}</span><span class="option-amount">${native(ctx, option.amount_native, option.asset)}</span></button></li>`;
+          return `<li><button type="submit" name="option" value="${escapeHtml(`${option.chain}:${option.asset}`)}" class="option"><span class="option-network">${escapeHtml(network)}</span><span class="option-amount">${native(ctx, option.amount_native, option.asset)}</span></button></li>`;
         })
         .join('');
       return `<section class="option-group" aria-labelledby="${id}"><h2 id="${id}">${escapeHtml(options[0]?.asset_name ?? asset)} <span class="code">${escapeHtml(asset)}</span></h2><ul>${buttons}</ul></section>`;

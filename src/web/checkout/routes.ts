@@ -162,6 +162,9 @@ export function checkoutRoutes(deps: {
       );
     }
 
+    // The assets' folder itself is no payment link: the API's 404 rather than the checkout's invalid-link page.
+    app.get('/pay/assets', { schema: { hide: true } }, (_request, reply) => reply.callNotFound());
+
     app.get<{ Params: { payment_id: string } }>(
       '/pay/:payment_id',
       { schema: { hide: true } },

@@ -84,7 +84,6 @@ export const ar: Messages = {
   payment: 'الدفعة',
   poweredBy: 'دفع آمن · بواسطة svc',
   language: 'اللغة',
-  payWith: (p) => `ادفع بعملة ${p.asset} على ${p.network}`,
   pickFinal: 'اختيارك نهائي لهذه الدفعة: عنوانها ينتمي إلى تلك الشبكة.',
   testMode: 'وضع الاختبار',
   testBanner: (p) => `— لا تنتقل أموال حقيقية. هذه دفعة محاكاة على ${p.networkHtml}.`,

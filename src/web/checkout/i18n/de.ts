@@ -88,7 +88,6 @@ export const de: Messages = {
   payment: 'Zahlung',
   poweredBy: 'Sichere Bezahlung · mit svc',
   language: 'Sprache',
-  payWith: (p) => `Mit ${p.asset} über ${p.network} bezahlen`,
   pickFinal: 'Ihre Wahl gilt endgültig für diese Zahlung: Ihre Adresse gehört zu diesem Netzwerk.',
   testMode: 'Testmodus',
   testBanner: (p) => `— es fließt kein echtes Geld. Dies ist eine simulierte Zahlung auf ${p.networkHtml}.`,

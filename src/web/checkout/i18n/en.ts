@@ -92,7 +92,6 @@ export const en = {
   payment: 'Payment',
   poweredBy: 'Secure checkout · powered by svc',
   language: 'Language',
-  payWith: (p: { asset: string; network: string }) => `Pay with ${p.asset} on ${p.network}`,
   pickFinal: 'Your choice is final for this payment: its address belongs to that network.',
   testMode: 'Test mode',
   testBanner: (p: { networkHtml: string }) =>

@@ -87,7 +87,6 @@ export const es: Messages = {
   payment: 'Pago',
   poweredBy: 'Pago seguro · con svc',
   language: 'Idioma',
-  payWith: (p) => `Pagar con ${p.asset} en ${p.network}`,
   pickFinal: 'Su elección es definitiva para este pago: su dirección pertenece a esa red.',
   testMode: 'Modo de prueba',
   testBanner: (p) => `— no se mueven fondos reales. Es un pago simulado en ${p.networkHtml}.`,

@@ -88,7 +88,6 @@ export const fr: Messages = {
   payment: 'Paiement',
   poweredBy: 'Paiement sécurisé · avec svc',
   language: 'Langue',
-  payWith: (p) => `Payer en ${p.asset} sur ${p.network}`,
   pickFinal: 'Votre choix est définitif pour ce paiement : son adresse appartient à ce réseau.',
   testMode: 'Mode test',
   testBanner: (p) => `— aucun fonds réel ne circule. Ceci est un paiement simulé sur ${p.networkHtml}.`,

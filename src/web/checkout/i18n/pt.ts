@@ -88,7 +88,6 @@ export const pt: Messages = {
   payment: 'Pagamento',
   poweredBy: 'Pagamento seguro · com svc',
   language: 'Idioma',
-  payWith: (p) => `Pagar com ${p.asset} na ${p.network}`,
   pickFinal: 'Sua escolha é definitiva para este pagamento: o endereço pertence a essa rede.',
   testMode: 'Modo de teste',
   testBanner: (p) => `— nenhum fundo real é movido. Este é um pagamento simulado na ${p.networkHtml}.`,

@@ -82,7 +82,6 @@ export const zh: Messages = {
   payment: '付款',
   poweredBy: '安全结账 · 由 svc 提供',
   language: '语言',
-  payWith: (p) => `通过 ${p.network} 使用 ${p.asset} 付款`,
   pickFinal: '此选择对本次付款是最终的：其地址属于该网络。',
   testMode: '测试模式',
   testBanner: (p) => `— 不会转移真实资金。这是 ${p.networkHtml} 上的模拟付款。`,
