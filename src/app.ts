@@ -186,6 +186,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     checkoutRoutes({
       payments: services.payments,
       simulator: services.simulator,
+      logos: services.settings,
       simulateLimit: checkoutSimulateLimit,
     }),
   );

@@ -126,6 +126,7 @@ export function buildServices({
     isChainConnected: (chain, isTest) => chainAdapters.get(chain, isTest) !== undefined,
     events,
     settings,
+    branding: settings.brandingFor,
     ledger: depositLedger,
   });
   const simulator = createSimulatorService({ db, clock, payments, adapters: chainAdapters });

@@ -45,6 +45,8 @@ const operationIds: Record<string, string> = {
   'PUT /settings/payout-wallets': 'setPayoutWallets',
   'GET /settings/payout-wallets/changes': 'listPayoutWalletChanges',
   'GET /settings/readiness': 'getReadiness',
+  'PUT /settings/logo': 'setLogo',
+  'DELETE /settings/logo': 'deleteLogo',
 };
 
 type Json = Record<string, unknown>;

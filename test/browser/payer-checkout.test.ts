@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import axe from 'axe-core';
 import type { Page, Response } from 'playwright-core';
+import QRCode from 'qrcode';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import {
   apiCall,
@@ -145,6 +146,24 @@ if (!runBrowserTests) {
       await audit(page, 'dashboard keys (live)');
       await page.getByText('Test mode', { exact: true }).click();
 
+      // Branding: a name, a colour, a support contact and a logo (a PNG, uploaded as a file), from the dashboard.
+      await page
+        .getByRole('navigation', { name: 'Main' })
+        .getByRole('link', { name: 'Checkout branding' })
+        .click();
+      await page.getByLabel('Shop name').fill('Nordic Café');
+      await page.getByLabel('Accent colour').fill('#0e7490');
+      await page.getByLabel('Support email').fill('help@nordic.example');
+      await page.getByLabel('Help page').fill('https://nordic.example/help');
+      await page.getByRole('button', { name: 'Save branding' }).click();
+      await page.getByTestId('toast').filter({ hasText: 'Branding saved' }).waitFor();
+      const logoFile = join(screenshotDir, shots, 'logo.png');
+      writeFileSync(logoFile, await QRCode.toBuffer('Nordic Café', { type: 'png', width: 96, margin: 1 }));
+      await page.getByLabel('Upload a logo').setInputFiles(logoFile);
+      await page.getByRole('img', { name: 'Your current logo' }).waitFor();
+      await shootBoth(page, 'dashboard-branding');
+      await audit(page, 'dashboard branding');
+
       // A payment whose customer picks the coin, made in the dashboard: no key is asked for.
       await page
         .getByRole('navigation', { name: 'Main' })
@@ -205,7 +224,14 @@ if (!runBrowserTests) {
         const created = await apiCall(base, '/payments', {
           method: 'POST',
           headers: { authorization: `Bearer ${token}` },
-          body: { amount: '19.90', currency: 'EUR', is_test: true, ...extra },
+          body: {
+            amount: '19.90',
+            currency: 'EUR',
+            is_test: true,
+            success_url: 'https://nordic.example/thanks',
+            cancel_url: 'https://nordic.example/cart',
+            ...extra,
+          },
         });
         expect(created.status, JSON.stringify(created.body)).toBe(201);
         return created.body.payment_id as string;
@@ -226,16 +252,23 @@ if (!runBrowserTests) {
       const pending = await create({ chain: 'polygon', asset: 'USDC' });
       const underpaid = await create({ chain: 'bitcoin' });
       await settle(underpaid, 'underpaid', 'underpaid');
-      const completed = await create({ chain: 'solana', redirect_url: 'https://shop.example/done' });
+      const completed = await create({ chain: 'solana' });
       await settle(completed, 'paid', 'completed');
       const expired = await create({ chain: 'tron' });
       await settle(expired, 'expired', 'expired');
-      const pages = { choose, pending, underpaid, completed, expired };
+      const pages = {
+        choose,
+        pending,
+        underpaid,
+        completed,
+        expired,
+        receipt: `${completed}/receipt`,
+      };
 
       for (const language of languages) {
-        for (const [state, id] of Object.entries(pages)) {
+        for (const [state, path] of Object.entries(pages)) {
           await page.setViewportSize(phone);
-          await page.goto(`${base}/pay/${id}?locale=${language}`);
+          await page.goto(`${base}/pay/${path}?locale=${language}`);
           await page.locator(`html[lang="${language}"]`).waitFor();
           expect(await page.locator('html').getAttribute('dir')).toBe(language === 'ar' ? 'rtl' : 'ltr');
           expect(await page.evaluate<number>('document.documentElement.scrollWidth')).toBeLessThanOrEqual(
@@ -245,6 +278,23 @@ if (!runBrowserTests) {
           await shootBoth(page, `checkout-${state}-${language}`);
         }
       }
+      // The brand, its colour, its support contact and the ways back and to the receipt.
+      await page.goto(`${base}/pay/${completed}`);
+      expect(await page.getByTestId('brand').textContent()).toContain('Nordic Café');
+      expect(await page.getByTestId('support').textContent()).toContain('help@nordic.example');
+      expect(await page.getByTestId('redirect').getAttribute('href')).toBe('https://nordic.example/thanks');
+      expect(
+        await page.evaluate<string>(
+          "getComputedStyle(document.querySelector('[data-testid=redirect]')).backgroundColor",
+        ),
+      ).toBe('rgb(14, 116, 144)');
+      await page.getByTestId('receipt-link').click();
+      await page.getByRole('heading', { name: 'Receipt', level: 1 }).waitFor();
+      expect(await page.getByTestId('transactions').textContent()).toContain('Simulated on a test chain');
+      await page.goto(`${base}/pay/${expired}`);
+      expect(await page.getByTestId('cancel').getAttribute('href')).toBe('https://nordic.example/cart');
+      expect(await page.getByTestId('expired-help').textContent()).toContain('Already sent funds?');
+
       // The payment's own locale, then the browser's language: German here, with ?locale= still first.
       const german = await create({ chain: 'ethereum', locale: 'de' });
       await page.goto(`${base}/pay/${german}`);
@@ -255,7 +305,7 @@ if (!runBrowserTests) {
       expect(browser.problems).toEqual([]);
     }, 300_000);
 
-    it('weighs at most 30 KB compressed (HTML, CSS and script; the QR included)', async () => {
+    it('weighs at most 30 KB compressed (HTML, CSS, script and the QR; the logo excluded)', async () => {
       const base = program.baseUrl;
       const created = await apiCall(base, '/payments', {
         method: 'POST',
@@ -266,7 +316,8 @@ if (!runBrowserTests) {
       const responses: Response[] = [];
       page.on('response', (response) => responses.push(response));
       await page.goto(`${base}/pay/${created.body.payment_id}?locale=ar`, { waitUntil: 'load' });
-      const loaded = [...responses];
+      // What the first render took, the merchant's logo excluded (its size is the merchant's: at most 256 KB).
+      const loaded = responses.filter((response) => response.request().resourceType() !== 'image');
       let raw = 0;
       let compressed = 0;
       for (const response of loaded) {
@@ -274,9 +325,11 @@ if (!runBrowserTests) {
         raw += body.length;
         compressed += gzipSync(body, { level: 6 }).length;
       }
+      // The page, its script, its stylesheet and the merchant's accent stylesheet.
       expect(loaded.map((response) => response.request().resourceType()).sort()).toEqual([
         'document',
         'script',
+        'stylesheet',
         'stylesheet',
       ]);
       expect(compressed).toBeLessThanOrEqual(30 * 1024);

@@ -9,6 +9,7 @@ export * from './forwards.ts';
 export * from './idempotency-keys.ts';
 export * from './invites.ts';
 export * from './keypairs.ts';
+export * from './merchant-logos.ts';
 export * from './merchant-settings.ts';
 export * from './merchants.ts';
 export * from './password-resets.ts';

@@ -16,5 +16,10 @@ export const merchantSettings = pgTable('merchant_settings', {
   overpaymentToleranceAmount: text('overpayment_tolerance_amount').notNull().default('0'),
   /** Window of new payments that do not give `expires_in`, in seconds. */
   defaultWindowSeconds: integer('default_window_seconds').notNull(),
+  /** What the checkout shows of the merchant: a name, an accent colour (#rrggbb) and a support contact (all optional). */
+  brandName: text('brand_name'),
+  accentColor: text('accent_color'),
+  supportEmail: text('support_email'),
+  supportUrl: text('support_url'),
   updatedAt: timestamp('updated_at', { withTimezone: true, mode: 'date' }).notNull(),
 });

@@ -52,7 +52,10 @@ export const payments = pgTable(
     txHash: text('tx_hash'),
     orderId: text('order_id'),
     metadata: jsonb('metadata').$type<Record<string, string>>().notNull().default({}),
+    /** Where the checkout sends the payer after completion (`success_url`, or the older `redirect_url`). */
     redirectUrl: text('redirect_url'),
+    /** Where the checkout sends a payer who gives up, or whose window ended. */
+    cancelUrl: text('cancel_url'),
     /** When the last forwarding transaction that swept this payment's funds became final. */
     forwardedAt: timestamp('forwarded_at', { withTimezone: true, mode: 'date' }),
     forwardTxHash: text('forward_tx_hash'),

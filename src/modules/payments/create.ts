@@ -54,7 +54,7 @@ function stableStringify(value: unknown): string {
   return JSON.stringify(value);
 }
 
-function validRedirectUrl(raw: string): string {
+function validRedirectUrl(raw: string, param: string): string {
   try {
     const url = new URL(raw);
     if (
@@ -67,13 +67,9 @@ function validRedirectUrl(raw: string): string {
   } catch {
     // fall through to the error below
   }
-  throw new AppError(
-    'parameter_invalid',
-    'redirect_url must be an absolute http(s) URL without credentials.',
-    {
-      param: 'redirect_url',
-    },
-  );
+  throw new AppError('parameter_invalid', `${param} must be an absolute http(s) URL without credentials.`, {
+    param,
+  });
 }
 
 class IdempotencyLost extends Error {}
@@ -119,16 +115,43 @@ export function createPaymentCreation(deps: PaymentCreationDeps) {
         },
       );
     }
-    const redirectUrl = input.redirect_url === undefined ? null : validRedirectUrl(input.redirect_url);
+    const success = input.success_url ?? input.redirect_url;
+    if (
+      input.success_url !== undefined &&
+      input.redirect_url !== undefined &&
+      input.success_url !== input.redirect_url
+    ) {
+      throw new AppError(
+        'parameter_invalid',
+        'success_url and redirect_url are the same address: give one.',
+        {
+          param: 'success_url',
+        },
+      );
+    }
+    const redirectUrl =
+      success === undefined
+        ? null
+        : validRedirectUrl(success, input.success_url === undefined ? 'redirect_url' : 'success_url');
+    const cancelUrl =
+      input.cancel_url === undefined ? null : validRedirectUrl(input.cancel_url, 'cancel_url');
     if (pair === undefined) {
       // Priced in a crypto asset, the payment is offered in that asset (on each chain carrying it) unless told otherwise.
       const assetFilter = input.asset ?? (assetDecimalsByCode(currency) === undefined ? undefined : currency);
       const options = await pricing.optionsFor(merchantId, isTest, assetFilter);
-      return { currency, amount, windowSeconds, redirectUrl, picked: undefined, options };
+      return { currency, amount, windowSeconds, redirectUrl, cancelUrl, picked: undefined, options };
     }
     await pricing.checkUsable(merchantId, isTest, pair.chain);
     const quote = await pricing.quote(pair.asset, currency, amount, isTest);
-    return { currency, amount, windowSeconds, redirectUrl, picked: { ...pair, ...quote }, options: null };
+    return {
+      currency,
+      amount,
+      windowSeconds,
+      redirectUrl,
+      cancelUrl,
+      picked: { ...pair, ...quote },
+      options: null,
+    };
   }
 
   type Prepared = Awaited<ReturnType<typeof prepare>>;
@@ -170,6 +193,7 @@ export function createPaymentCreation(deps: PaymentCreationDeps) {
       orderId: input.order_id ?? null,
       metadata: input.metadata ?? {},
       redirectUrl: prepared.redirectUrl,
+      cancelUrl: prepared.cancelUrl,
       locale: input.locale ?? null,
       forwardedAt: null,
       forwardTxHash: null,

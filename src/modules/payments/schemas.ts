@@ -65,7 +65,17 @@ export const createPaymentSchema = z.strictObject({
     .string()
     .max(2048)
     .optional()
-    .describe('Where the checkout sends the payer after completion.'),
+    .describe('Where the checkout sends the payer after completion (the same as `success_url`).'),
+  success_url: z
+    .string()
+    .max(2048)
+    .optional()
+    .describe('Where the checkout’s return button sends the payer after completion (http or https).'),
+  cancel_url: z
+    .string()
+    .max(2048)
+    .optional()
+    .describe('Where the checkout sends a payer who gives up, or whose window ended (http or https).'),
   locale: z
     .enum(checkoutLocales)
     .optional()
@@ -135,6 +145,8 @@ export const paymentSchema = z
     order_id: z.string().nullable(),
     metadata: metadataSchema,
     redirect_url: z.string().nullable(),
+    success_url: z.string().nullable().describe('The return address after completion (as `redirect_url`).'),
+    cancel_url: z.string().nullable(),
     locale: z
       .enum(checkoutLocales)
       .nullable()
@@ -317,6 +329,18 @@ export const checkoutViewSchema = z
     confirmations: confirmationsSchema,
     is_test: z.boolean(),
     redirect_url: z.string().nullable(),
+    cancel_url: z.string().nullable(),
+    merchant: z
+      .object({
+        name: z.string().nullable(),
+        logo_url: z.string().nullable(),
+        accent_color: z.string().nullable(),
+        support_email: z.string().nullable(),
+        support_url: z.string().nullable(),
+      })
+      .nullable()
+      .describe('What the merchant chose to show payers (null: nothing).'),
+    tx_hash: z.string().nullable().describe('The latest deposit’s transaction, null before any.'),
     locale: z
       .string()
       .nullable()

@@ -4,6 +4,7 @@ import { fromBaseUnits } from '../../lib/money.ts';
 import type { ConfirmationsOf } from '../chains/confirmations.ts';
 import { paymentUri } from '../chains/payment-uri.ts';
 import { explorerTxLink, getAsset, networkOf } from '../chains/registry.ts';
+import type { Branding } from '../settings/service.ts';
 import type { Principal } from '../tenancy/caller.ts';
 import { modeForRead } from '../tenancy/scope.ts';
 import type { EventsService } from '../webhooks/events/service.ts';
@@ -31,6 +32,8 @@ export interface PaymentViewsDeps {
   events: Pick<EventsService, 'listEvents'>;
   /** Prices the options of a payment whose payer has not picked yet (checkout view). */
   pricing: Pick<Pricing, 'priceOptions'>;
+  /** What the checkout shows of a merchant (settings; cached there). */
+  branding(merchantId: string): Promise<Branding | null>;
 }
 
 /** A payment's checkout language, as one of the API's values. */
@@ -89,6 +92,8 @@ export function createPaymentViews(deps: PaymentViewsDeps) {
       order_id: row.orderId,
       metadata: row.metadata,
       redirect_url: row.redirectUrl,
+      success_url: row.redirectUrl,
+      cancel_url: row.cancelUrl,
       locale: localeOf(row),
       checkout_url: `${deps.publicUrl}/pay/${row.id}`,
       payment_uri: null,
@@ -98,6 +103,20 @@ export function createPaymentViews(deps: PaymentViewsDeps) {
       created_at: row.createdAt.toISOString(),
       expires_at: row.expiresAt.toISOString(),
     };
+  }
+
+  /** The merchant's branding as the checkout shows it (cached by the settings service). */
+  async function merchantOf(merchantId: string): Promise<CheckoutView['merchant']> {
+    const branding = await deps.branding(merchantId);
+    return branding === null
+      ? null
+      : {
+          name: branding.name,
+          logo_url: branding.logoUrl,
+          accent_color: branding.accentColor,
+          support_email: branding.supportEmail,
+          support_url: branding.supportUrl,
+        };
   }
 
   function toView(stored: StoredPaymentRow, seen = 0): PaymentView {
@@ -123,6 +142,8 @@ export function createPaymentViews(deps: PaymentViewsDeps) {
       order_id: row.orderId,
       metadata: row.metadata,
       redirect_url: row.redirectUrl,
+      success_url: row.redirectUrl,
+      cancel_url: row.cancelUrl,
       locale: localeOf(row),
       checkout_url: `${deps.publicUrl}/pay/${row.id}`,
       payment_uri: paymentUri({
@@ -275,6 +296,9 @@ export function createPaymentViews(deps: PaymentViewsDeps) {
           confirmations: { seen: 0, required: 0 },
           is_test: stored.isTest,
           redirect_url: stored.redirectUrl,
+          cancel_url: stored.cancelUrl,
+          merchant: await merchantOf(stored.merchantId),
+          tx_hash: null,
           locale: stored.locale,
         };
       }
@@ -311,8 +335,44 @@ export function createPaymentViews(deps: PaymentViewsDeps) {
         },
         is_test: row.isTest,
         redirect_url: row.redirectUrl,
+        cancel_url: row.cancelUrl,
+        merchant: await merchantOf(row.merchantId),
+        tx_hash: row.txHash,
         locale: row.locale,
       };
+    },
+
+    /**
+     * The public receipt of a paid payment: its checkout view and its final deposits, each with its explorer link
+     * (none on the simulated chain). Undefined while the payment is not completed or overpaid.
+     */
+    async receipt(id: string): Promise<
+      | {
+          view: CheckoutView;
+          deposits: Array<{
+            tx_hash: string;
+            amount_native: string;
+            explorer_url: string | null;
+            final_at: string | null;
+          }>;
+        }
+      | undefined
+    > {
+      const view = await this.checkoutView(id);
+      if (view.status !== 'completed' && view.status !== 'overpaid') return undefined;
+      const row = await repo.findPublic(id);
+      if (row === undefined || !isPicked(row)) return undefined;
+      const { chain, asset } = amounts(row);
+      const network = networkOf(chain, row.isTest);
+      const deposits = (await deps.ledger.depositsOfPayment(db, row.id))
+        .filter((deposit) => deposit.state === 'final' && deposit.asset === row.asset)
+        .map((deposit) => ({
+          tx_hash: deposit.txHash,
+          amount_native: fromBaseUnits(BigInt(deposit.amount), asset.decimals),
+          explorer_url: deposit.simulated ? null : explorerTxLink(network, deposit.txHash),
+          final_at: deposit.finalAt?.toISOString() ?? null,
+        }));
+      return { view, deposits };
     },
 
     /** Payment rows by id, for settlement (forwarding needs merchant, status and derivation index). */

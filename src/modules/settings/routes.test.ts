@@ -273,6 +273,11 @@ describe('merchant settings', () => {
       overpayment_tolerance_amount: '0',
       default_expires_in: 1800,
       updated_at: null,
+      brand_name: null,
+      accent_color: null,
+      support_email: null,
+      support_url: null,
+      logo_url: null,
     });
   });
 

@@ -33,8 +33,23 @@ const amount = z
     "An amount in each payment's own currency, as a decimal string (converted at the payment's locked rate).",
   );
 
+const brandingFields = {
+  brand_name: z.string().max(80).describe('The name the checkout shows (default: none).'),
+  accent_color: z.string().max(7).describe('The checkout’s accent colour, `#rrggbb`.'),
+  support_email: z.string().max(254).describe('Where payers write with questions.'),
+  support_url: z.string().max(2048).describe('A help page for payers (http or https).'),
+};
+
 export const merchantSettingsSchema = z
   .object({
+    brand_name: brandingFields.brand_name.nullable(),
+    accent_color: brandingFields.accent_color.nullable(),
+    support_email: brandingFields.support_email.nullable(),
+    support_url: brandingFields.support_url.nullable(),
+    logo_url: z
+      .string()
+      .nullable()
+      .describe('The checkout’s logo on this origin (PUT /v1/settings/logo), or null.'),
     underpayment_tolerance_percent: percent,
     underpayment_tolerance_amount: amount,
     overpayment_tolerance_percent: percent,
@@ -53,6 +68,10 @@ export const merchantSettingsSchema = z
 export type MerchantSettingsView = z.infer<typeof merchantSettingsSchema>;
 
 export const patchMerchantSettingsSchema = z.strictObject({
+  brand_name: brandingFields.brand_name.optional().describe('"" clears it.'),
+  accent_color: brandingFields.accent_color.optional().describe('`#rrggbb`; "" clears it.'),
+  support_email: brandingFields.support_email.optional().describe('"" clears it.'),
+  support_url: brandingFields.support_url.optional().describe('"" clears it.'),
   underpayment_tolerance_percent: percent.optional(),
   underpayment_tolerance_amount: amount.optional(),
   overpayment_tolerance_percent: percent.optional(),

@@ -10,7 +10,9 @@ import {
   formatRemaining,
   networkLabel,
   renderCheckoutPage,
+  renderReceiptPage,
   safeRedirectUrl,
+  themePath,
 } from './render.ts';
 
 const assets = { css: '/pay/assets/checkout.abc.css', js: '/pay/assets/checkout.abc.js' };
@@ -40,6 +42,9 @@ function view(overrides: Partial<CheckoutView> = {}): CheckoutView {
     confirmations: { seen: 0, required: 3 },
     is_test: true,
     redirect_url: null,
+    cancel_url: null,
+    merchant: null,
+    tx_hash: null,
     locale: null,
     ...overrides,
   };
@@ -298,5 +303,46 @@ describe('checkout page rendering', () => {
     const v = view({ quote_expires_at: '2026-01-01T12:10:00.000Z' });
     const fromScript = new Function('view', `return [${fields}].join('|');`)(v) as string;
     expect(fromScript).toBe(fingerprintOf(v));
+  });
+
+  it('renders a printable receipt with each transaction and its explorer link, or none when simulated', () => {
+    const paid = view({
+      status: 'completed',
+      received_amount_native: '0.0083',
+      merchant: {
+        name: 'Shop',
+        logo_url: null,
+        accent_color: '#0e7490',
+        support_email: null,
+        support_url: null,
+      },
+    });
+    const html = renderReceiptPage(
+      paid,
+      [
+        {
+          tx_hash: '0xaa',
+          amount_native: '0.005',
+          explorer_url: 'https://sepolia.etherscan.io/tx/0xaa',
+          final_at: '2026-01-01T12:05:00.000Z',
+        },
+        {
+          tx_hash: '0xbb',
+          amount_native: '0.0033',
+          explorer_url: null,
+          final_at: '2026-01-01T12:06:00.000Z',
+        },
+      ],
+      { assets },
+    );
+    expect(html).toContain('<h1 id="status-title">Receipt</h1>');
+    expect(text(html)).toContain('Paid to Shop');
+    expect(html).toContain('href="https://sepolia.etherscan.io/tx/0xaa"');
+    expect(text(html)).toContain('Simulated on a test chain: no explorer');
+    expect(text(html)).toContain('Jan 1, 2026, 12:06 PM UTC');
+    expect(html).toContain('data-print');
+    expect(html).toContain('<link rel="stylesheet" href="/pay/theme/0e7490.css">');
+    expect(themePath('#0E7490')).toBeNull();
+    expect(themePath('url(x)')).toBeNull();
   });
 });

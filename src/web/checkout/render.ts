@@ -405,7 +405,20 @@ function scriptMessages(t: Translator): string {
   );
 }
 
-function head(t: Translator, title: string, assets: PageAssets, refreshSeconds: number | null): string {
+/** The stylesheet of a merchant's accent colour (served from this origin: the CSP allows no inline style). */
+export function themePath(accent: string | null | undefined): string | null {
+  return accent !== null && accent !== undefined && /^#[0-9a-f]{6}$/.test(accent)
+    ? `/pay/theme/${accent.slice(1)}.css`
+    : null;
+}
+
+function head(
+  t: Translator,
+  title: string,
+  assets: PageAssets,
+  refreshSeconds: number | null,
+  theme: string | null = null,
+): string {
   return `<!doctype html>
 <html lang="${t.locale}" dir="${t.dir}" class="no-js">
 <head>
@@ -417,20 +430,47 @@ function head(t: Translator, title: string, assets: PageAssets, refreshSeconds: 
 <title>${escapeHtml(title)}</title>
 <link rel="icon" href="data:,">
 <link rel="stylesheet" href="${assets.css}">
+${theme === null ? '' : `<link rel="stylesheet" href="${escapeHtml(theme)}">`}
 ${refreshSeconds === null ? '' : `<noscript><meta http-equiv="refresh" content="${refreshSeconds}"></noscript>`}
 <script src="${assets.js}" defer></script>
 </head>`;
 }
 
+/** The merchant's support contact, when it gave one. */
+function supportLine(t: Translator, merchant: CheckoutView['merchant']): string {
+  if (merchant === null) return '';
+  const email =
+    merchant.support_email === null
+      ? ''
+      : `<a href="mailto:${escapeHtml(merchant.support_email)}">${escapeHtml(t.m.contactEmail({ email: merchant.support_email }))}</a>`;
+  const url = safeRedirectUrl(merchant.support_url);
+  const page =
+    url === null ? '' : `<a href="${escapeHtml(url)}" rel="noreferrer">${escapeHtml(t.m.helpPage)}</a>`;
+  if (email === '' && page === '') return '';
+  return `<p class="support" data-testid="support">${escapeHtml(t.m.help)} ${[email, page].filter((part) => part !== '').join(' · ')}</p>`;
+}
+
+/** The merchant's name and logo at the top of the card, when it set them. */
+function brandHeader(merchant: CheckoutView['merchant']): string {
+  if (merchant === null || (merchant.name === null && merchant.logo_url === null)) return '';
+  const logo =
+    merchant.logo_url !== null && /^\/pay\/logos\/[0-9a-f]{64}$/.test(merchant.logo_url)
+      ? `<img class="brand-logo" src="${merchant.logo_url}" alt="${merchant.name === null ? 'Logo' : ''}" height="40">`
+      : '';
+  const name = merchant.name === null ? '' : `<p class="brand-name">${escapeHtml(merchant.name)}</p>`;
+  return `<header class="brand" data-testid="brand">${logo}${name}</header>`;
+}
+
 /** The footer: the language switch (links to the same page in each language) and who runs the checkout. */
-function footer(t: Translator, path: string): string {
+function footer(t: Translator, path: string, merchant: CheckoutView['merchant'] = null): string {
   const links = locales
     .map(
       (locale) =>
         `<li><a href="${escapeHtml(path)}?locale=${locale}" lang="${locale}" hreflang="${locale}"${locale === t.locale ? ' aria-current="true"' : ''}>${escapeHtml(localeNames[locale])}</a></li>`,
     )
     .join('');
-  return `<footer class="foot"><nav class="languages" aria-label="${escapeHtml(t.m.language)}"><ul>${links}</ul></nav>
+  const support = supportLine(t, merchant);
+  return `<footer class="foot">${support}<nav class="languages" aria-label="${escapeHtml(t.m.language)}"><ul>${links}</ul></nav>
 <p><svg aria-hidden="true" viewBox="0 0 24 24"><path d="M12 1 3 5v6c0 5.5 3.8 10.7 9 12 5.2-1.3 9-6.5 9-12V5zm-1.5 16L6 12.5l1.4-1.4 3.1 3.1 6.1-6.1L18 9.5z"/></svg>${escapeHtml(t.m.poweredBy)}</p></footer>`;
 }
 
@@ -464,11 +504,17 @@ export function renderCheckoutPage(view: CheckoutView, options: RenderOptions): 
   const id = escapeHtml(view.payment_id);
   const title = t.m.title[state];
   const announce = state === 'quote' ? t.m.lead.quote : t.m.announce[state];
-  return `${head(t, `${title} · ${t.m.checkout}`, options.assets, final ? null : 5)}
+  const cancel = safeRedirectUrl(view.cancel_url);
+  const showCancel =
+    cancel !== null &&
+    (state === 'choose' || state === 'quote' || state === 'pending' || state === 'expired');
+  const paid = view.status === 'completed' || view.status === 'overpaid';
+  return `${head(t, `${title} · ${t.m.checkout}`, options.assets, final ? null : 5, themePath(view.merchant?.accent_color))}
 <body>
 <div id="page" data-payment-id="${id}" data-status="${view.status}" data-state="${state}" data-final="${final}" data-fingerprint="${escapeHtml(fingerprintOf(view))}" data-announce="${escapeHtml(announce)}" data-messages="${scriptMessages(t)}">
 ${testBanner(ctx, state, options.notice)}
 <main class="card" aria-labelledby="status-title">
+${brandHeader(view.merchant)}
 ${statusHeader(ctx, state)}
 ${body(ctx, state, showQr ? options.qr : '')}
 ${
@@ -476,9 +522,11 @@ ${
     ? ''
     : `<a class="button primary block" data-testid="redirect" href="${escapeHtml(redirect)}" rel="noreferrer">${escapeHtml(t.m.returnToShop)}<svg class="flip" aria-hidden="true" viewBox="0 0 24 24"><path d="M12 4l-1.4 1.4 5.6 5.6H4v2h12.2l-5.6 5.6L12 20l8-8z"/></svg></a>`
 }
+${paid ? `<a class="button secondary block" data-testid="receipt-link" href="/pay/${id}/receipt${ctx.suffix}">${escapeHtml(t.m.viewReceipt)}</a>` : ''}
+${showCancel ? `<a class="button secondary block" data-testid="cancel" href="${escapeHtml(cancel ?? '')}" rel="noreferrer">${escapeHtml(state === 'expired' ? t.m.returnToShop : t.m.cancelAndReturn)}</a>` : ''}
 <p class="payment-id">${escapeHtml(t.m.payment)} <code dir="ltr">${id}</code></p>
 </main>
-${footer(t, `/pay/${view.payment_id}`)}
+${footer(t, `/pay/${view.payment_id}`, view.merchant)}
 </div>
 <p id="announce" class="sr-only" role="status" aria-live="polite" aria-atomic="true"></p>
 </body>
@@ -503,6 +551,75 @@ export function renderProblemPage(
 <div class="status-text"><p class="badge">${escapeHtml(kind === 'not_found' ? m.notFoundBadge : m.invalidBadge)}</p><h1 id="status-title">${escapeHtml(title)}</h1></div></div>
 <p class="lead">${escapeHtml(text)}</p>
 </main>
+</div>
+</body>
+</html>
+`;
+}
+
+export interface ReceiptDeposit {
+  tx_hash: string;
+  amount_native: string;
+  explorer_url: string | null;
+  final_at: string | null;
+}
+
+/** A printable receipt of a paid payment: who was paid, what, when, and each transaction with its explorer link. */
+export function renderReceiptPage(
+  view: CheckoutView,
+  deposits: ReceiptDeposit[],
+  options: { assets: PageAssets; t?: Translator; localeQuery?: Locale | undefined },
+): string {
+  const t = options.t ?? translator('en');
+  const ctx: Ctx = {
+    t,
+    view,
+    now: new Date(),
+    suffix: options.localeQuery === undefined ? '' : `?locale=${options.localeQuery}`,
+  };
+  const asset = view.asset ?? '';
+  const id = escapeHtml(view.payment_id);
+  const paidAt =
+    deposits
+      .map((deposit) => deposit.final_at)
+      .filter((at) => at !== null)
+      .sort()
+      .at(-1) ?? null;
+  const transactions = deposits
+    .map(
+      (deposit) =>
+        `<li><code dir="ltr">${escapeHtml(deposit.tx_hash)}</code> ${native(ctx, deposit.amount_native, asset)}<br>${
+          deposit.explorer_url !== null && safeRedirectUrl(deposit.explorer_url) !== null
+            ? `<a href="${escapeHtml(deposit.explorer_url)}" rel="noreferrer" data-testid="explorer-link">${escapeHtml(t.m.onExplorer)}</a>`
+            : `<span class="muted">${escapeHtml(t.m.simulatedTransaction)}</span>`
+        }</li>`,
+    )
+    .join('');
+  return `${head(t, `${t.m.receipt} · ${t.m.checkout}`, options.assets, null, themePath(view.merchant?.accent_color))}
+<body>
+<div id="page" class="receipt-page">
+<main class="card receipt" aria-labelledby="status-title">
+${brandHeader(view.merchant)}
+<h1 id="status-title">${escapeHtml(t.m.receipt)}</h1>
+${rows([
+  ...(view.merchant?.name == null
+    ? []
+    : ([[t.m.paidTo, escapeHtml(view.merchant.name)]] as Array<[string, string]>)),
+  [t.m.amountPaid, native(ctx, view.received_amount_native, asset)],
+  ...(view.currency.toUpperCase() === asset.toUpperCase()
+    ? []
+    : ([[t.m.value, fiat(ctx, view.amount, view.currency)]] as Array<[string, string]>)),
+  [t.m.network, escapeHtml(networkLabel(view, t))],
+  ...(paidAt === null ? [] : ([[t.m.paidAt, escapeHtml(t.dateTime(paidAt))]] as Array<[string, string]>)),
+  [t.m.payment, `<code dir="ltr">${id}</code>`],
+])}
+<section aria-labelledby="tx-title"><h2 id="tx-title" class="label">${escapeHtml(t.m.transaction)}</h2><ul class="transactions" data-testid="transactions">${transactions}</ul></section>
+<div class="no-print actions">
+<button type="button" class="button primary js-only" data-print>${escapeHtml(t.m.print)}</button>
+<a class="button secondary" href="/pay/${id}${ctx.suffix}">${escapeHtml(t.m.backToPayment)}</a>
+</div>
+</main>
+${footer(t, `/pay/${view.payment_id}/receipt`, view.merchant)}
 </div>
 </body>
 </html>

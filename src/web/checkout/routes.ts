@@ -8,7 +8,7 @@ import { simulateOutcomes } from '../../modules/payments/schemas.ts';
 import type { Services } from '../../services.ts';
 import { type Locale, localeOf, negotiateLocale, translator } from './i18n/index.ts';
 import { qrSvg } from './qr.ts';
-import { type PageAssets, renderCheckoutPage, renderProblemPage } from './render.ts';
+import { type PageAssets, renderCheckoutPage, renderProblemPage, renderReceiptPage } from './render.ts';
 
 /**
  * The hosted checkout at `/pay/{payment_id}`: server-rendered HTML from the public checkout view, its own CSS and
@@ -39,6 +39,24 @@ function loadAsset(file: string, extension: string, type: string): Asset {
   return { path: `/pay/assets/checkout.${hash}.${extension}`, body, type };
 }
 
+/** Relative luminance of an sRGB colour (WCAG 2). */
+function luminance(hex: string): number {
+  const channel = (at: number) => {
+    const value = Number.parseInt(hex.slice(at, at + 2), 16) / 255;
+    return value <= 0.03928 ? value / 12.92 : ((value + 0.055) / 1.055) ** 2.4;
+  };
+  return 0.2126 * channel(0) + 0.7152 * channel(2) + 0.0722 * channel(4);
+}
+
+/** The theme stylesheet of accent `hex`: the accent and the text colour that contrasts more with it. */
+export function themeCss(hex: string): string {
+  const light = luminance(hex);
+  const onWhite = 1.05 / (light + 0.05);
+  const onBlack = (light + 0.05) / 0.05;
+  const ink = onBlack > onWhite ? '#111827' : '#ffffff';
+  return `:root{--accent:#${hex};--accent-ink:${ink}}\n`;
+}
+
 function securityHeaders(reply: FastifyReply): FastifyReply {
   return reply
     .header('content-security-policy', checkoutCsp)
@@ -48,7 +66,8 @@ function securityHeaders(reply: FastifyReply): FastifyReply {
     .header('cache-control', 'no-store');
 }
 
-type PaymentsForCheckout = Pick<Services['payments'], 'checkoutView' | 'select'>;
+type PaymentsForCheckout = Pick<Services['payments'], 'checkoutView' | 'select' | 'receipt'>;
+type LogosForCheckout = Pick<Services['settings'], 'logoBySha'>;
 type SimulatorForCheckout = Pick<Services['simulator'], 'simulateCheckout'>;
 
 interface PageRequest {
@@ -65,6 +84,8 @@ function requestedLocale(request: PageRequest): Locale | undefined {
 export function checkoutRoutes(deps: {
   payments: PaymentsForCheckout;
   simulator: SimulatorForCheckout;
+  /** Merchants' logos, by their SHA-256 (settings). */
+  logos: LogosForCheckout;
   /** The limits of the public simulate (per IP and per payment), shared with its JSON route. */
   simulateLimit?: RateLimitCheck;
   now?: () => Date;
@@ -161,6 +182,67 @@ export function checkoutRoutes(deps: {
           .send(asset.body),
       );
     }
+
+    // A merchant's accent colour as a stylesheet of its own (the CSP allows no inline style): the colour, and a text
+    // colour on it (black or white, whichever contrasts more) so buttons stay readable.
+    app.get<{ Params: { file: string } }>(
+      '/pay/theme/:file',
+      { schema: { hide: true } },
+      (request, reply) => {
+        const hex = /^([0-9a-f]{6})\.css$/.exec(request.params.file)?.[1];
+        if (hex === undefined) return reply.callNotFound();
+        return reply
+          .header('x-content-type-options', 'nosniff')
+          .header('cache-control', 'public, max-age=31536000, immutable')
+          .type('text/css; charset=utf-8')
+          .send(themeCss(hex));
+      },
+    );
+
+    // A merchant's logo, by its SHA-256: with the type checked at upload, nosniff, and a CSP that runs nothing.
+    app.get<{ Params: { sha256: string } }>(
+      '/pay/logos/:sha256',
+      { schema: { hide: true } },
+      async (request, reply) => {
+        const logo = await deps.logos.logoBySha(request.params.sha256);
+        if (logo === undefined) return reply.callNotFound();
+        return reply
+          .header('x-content-type-options', 'nosniff')
+          .header('content-security-policy', "default-src 'none'; sandbox")
+          .header('cache-control', 'public, max-age=31536000, immutable')
+          .type(logo.contentType)
+          .send(logo.bytes);
+      },
+    );
+
+    // The printable receipt of a paid payment; before that, the payment's page.
+    app.get<{ Params: { payment_id: string } }>(
+      '/pay/:payment_id/receipt',
+      { schema: { hide: true } },
+      async (request, reply) => {
+        const id = request.params.payment_id.toLowerCase();
+        if (!uuidPattern.test(id)) return sendPage(request, reply, id);
+        let receipt: Awaited<ReturnType<PaymentsForCheckout['receipt']>>;
+        try {
+          receipt = await deps.payments.receipt(id);
+        } catch (error) {
+          if (error instanceof AppError && error.code === 'not_found') return sendPage(request, reply, id);
+          throw error;
+        }
+        if (receipt === undefined) return backToPage(reply, request, id);
+        const query = requestedLocale(request);
+        const t = translator(
+          negotiateLocale({
+            query,
+            payment: receipt.view.locale,
+            acceptLanguage: request.headers['accept-language'],
+          }),
+        );
+        return securityHeaders(reply)
+          .type('text/html; charset=utf-8')
+          .send(renderReceiptPage(receipt.view, receipt.deposits, { assets, t, localeQuery: query }));
+      },
+    );
 
     // The assets' folder itself is no payment link: the API's 404 rather than the checkout's invalid-link page.
     app.get('/pay/assets', { schema: { hide: true } }, (_request, reply) => reply.callNotFound());

@@ -125,6 +125,7 @@ async function main(): Promise<void> {
       orderId: null,
       metadata: {},
       redirectUrl: null,
+      cancelUrl: null,
       forwardedAt: null,
       forwardTxHash: null,
       forwardFeeBaseUnits: null,

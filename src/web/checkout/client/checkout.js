@@ -5,6 +5,11 @@
   const doc = document;
   doc.documentElement.classList.replace('no-js', 'js');
 
+  // The receipt's print button.
+  doc.addEventListener('click', (event) => {
+    if (event.target instanceof Element && event.target.closest('[data-print]')) window.print();
+  });
+
   const announcer = () => doc.getElementById('announce');
   const pageEl = () => doc.getElementById('page');
   const first = pageEl();

@@ -2,6 +2,7 @@ import { useCallback, useEffect, useMemo, useRef, useState } from 'preact/hooks'
 import { api, onSessionEnd, setToken } from './api.ts';
 import { readMerchant, readSession, type Session } from './model.ts';
 import { AuthPage } from './pages/auth.tsx';
+import { BrandingPage } from './pages/branding.tsx';
 import { EventsPage } from './pages/events.tsx';
 import { KeysPage } from './pages/keys.tsx';
 import { NewPaymentPage } from './pages/new-payment.tsx';
@@ -73,6 +74,7 @@ const navItems: NavItem[] = [
   { to: '/webhooks', label: 'Webhooks', section: /^\/webhooks/ },
   { to: '/keys', label: 'API keys', section: /^\/keys/ },
   { to: '/settings', label: 'Settings', section: /^\/settings/ },
+  { to: '/branding', label: 'Checkout branding', section: /^\/branding/ },
   { to: '/setup', label: 'Setup checklist', section: /^\/setup/ },
 ];
 
@@ -88,6 +90,7 @@ function Page({ path }: { path: string }) {
   if (path === '/keys') return <KeysPage />;
   if (path === '/settings') return <SettingsPage />;
   if (path === '/setup') return <SetupPage />;
+  if (path === '/branding') return <BrandingPage />;
   return (
     <section>
       <h1 tabIndex={-1} data-page-title>
