@@ -20,6 +20,7 @@ import { randomToken } from './lib/ids.ts';
 import { accountsRoutes } from './modules/accounts/routes.ts';
 import { chainsRoutes } from './modules/chains/routes.ts';
 import { keysRoutes } from './modules/keys/routes.ts';
+import { paymentLinksRoutes } from './modules/payment-links/routes.ts';
 import { paymentsRoutes } from './modules/payments/routes.ts';
 import { settingsRoutes } from './modules/settings/routes.ts';
 import { simulatorRoutes } from './modules/simulator/routes.ts';
@@ -158,11 +159,18 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     await simulatePerPayment(request, reply);
   };
 
+  const paymentLinkLimit = rateLimitCheck(
+    app,
+    config.paymentLinkRateLimit,
+    (request) => `link-ip:${request.ip}`,
+  );
+
   const context: RouteContext = {
     services,
     config,
     database,
     checkoutSimulateLimit,
+    paymentLinkLimit,
     requireAuth: makeAuth(
       { authenticateKey: services.keys.authenticate, verifyToken: services.accounts.verifyToken },
       perCaller,
@@ -178,6 +186,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       await v1.register(paymentsRoutes(context));
       await v1.register(simulatorRoutes(context));
       await v1.register(settingsRoutes(context));
+      await v1.register(paymentLinksRoutes(context));
     },
     { prefix: '/v1' },
   );
@@ -187,6 +196,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       payments: services.payments,
       simulator: services.simulator,
       logos: services.settings,
+      paymentLinks: services.paymentLinks,
+      paymentLinkLimit,
       simulateLimit: checkoutSimulateLimit,
     }),
   );

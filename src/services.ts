@@ -15,6 +15,8 @@ import { depositLedger } from './modules/chains/ledger.ts';
 import { createChainStatus } from './modules/chains/readiness.ts';
 import { createKeysRepo } from './modules/keys/repo.ts';
 import { createKeysService } from './modules/keys/service.ts';
+import { createPaymentLinksRepo } from './modules/payment-links/repo.ts';
+import { createPaymentLinksService } from './modules/payment-links/service.ts';
 import { createPaymentsRepo } from './modules/payments/repo.ts';
 import { createPaymentsService, type RateProvider } from './modules/payments/service.ts';
 import { createDefaultRatesService } from './modules/rates/index.ts';
@@ -130,6 +132,12 @@ export function buildServices({
     ledger: depositLedger,
   });
   const simulator = createSimulatorService({ db, clock, payments, adapters: chainAdapters });
+  const paymentLinks = createPaymentLinksService({
+    repo: createPaymentLinksRepo(db),
+    clock,
+    publicUrl: config.publicUrl,
+    payments,
+  });
   const readiness = createReadiness({
     chainStatus: createChainStatus(chainAdapters),
     settings,
@@ -144,6 +152,7 @@ export function buildServices({
     settings,
     simulator,
     readiness,
+    paymentLinks,
     ssrfGuard,
     operators,
     chainAdapters,

@@ -46,6 +46,11 @@ const operationIds: Record<string, string> = {
   'GET /settings/payout-wallets/changes': 'listPayoutWalletChanges',
   'GET /settings/readiness': 'getReadiness',
   'PUT /settings/logo': 'setLogo',
+  'POST /payment-links': 'createPaymentLink',
+  'GET /payment-links': 'listPaymentLinks',
+  'GET /payment-links/{id}': 'getPaymentLink',
+  'PATCH /payment-links/{id}': 'updatePaymentLink',
+  'POST /payment-links/{id}/payments': 'payPaymentLink',
   'DELETE /settings/logo': 'deleteLogo',
 };
 

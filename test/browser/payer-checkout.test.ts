@@ -305,6 +305,56 @@ if (!runBrowserTests) {
       expect(browser.problems).toEqual([]);
     }, 300_000);
 
+    it('makes a payment link in the dashboard; a visit enters the amount, picks the coin, pays, and the link adds it up', async () => {
+      const { page } = browser;
+      const base = program.baseUrl;
+      await page.setViewportSize(desktop);
+      await page.goto(`${base}/dashboard/links`);
+      await page.getByRole('heading', { name: 'Payment links', level: 1 }).waitFor();
+      await page.getByLabel('Title').fill('Tip jar');
+      await page.getByLabel('Description (optional)').fill('Thank you for the coffee');
+      await page.getByLabel('The customer enters the amount').check();
+      await page.getByLabel('Link currency').fill('EUR');
+      await page.getByRole('button', { name: 'Create payment link' }).click();
+      await page.getByRole('link', { name: 'Tip jar' }).click();
+      const url = (await page.getByTestId('link-url').getAttribute('href')) ?? '';
+      expect(url).toMatch(/\/l\/plink_[0-9a-z]+$/);
+      await audit(page, 'dashboard payment link');
+      await shootBoth(page, 'dashboard-link');
+
+      // The payer, on a phone, in every language: the link's page with the amount field.
+      for (const language of languages) {
+        await page.setViewportSize(phone);
+        await page.goto(`${url}?locale=${language}`);
+        await page.locator(`html[lang="${language}"]`).waitFor();
+        await audit(page, `payment link (${language})`);
+        await shootBoth(page, `link-${language}`);
+      }
+      await page.setViewportSize(phone);
+      await page.goto(url);
+      await page.getByLabel('Amount (EUR)').fill('4.20');
+      await page.getByRole('button', { name: 'Continue to payment' }).click();
+      await page.getByRole('heading', { name: 'Choose how to pay', level: 1 }).waitFor();
+      await page
+        .getByRole('region', { name: 'USD Coin USDC' })
+        .getByRole('button', { name: /^Base Sepolia test network/ })
+        .click();
+      await page.getByRole('heading', { name: 'Send your payment', level: 1 }).waitFor();
+      await page.getByRole('button', { name: 'Pay in full' }).click();
+      await page.locator('#page[data-status="completed"]').waitFor({ timeout: 60_000 });
+
+      // The link's page in the dashboard counts it.
+      await page.setViewportSize(desktop);
+      await page.goto(`${base}/dashboard/links`);
+      await page.getByRole('link', { name: 'Tip jar' }).click();
+      await expect
+        .poll(() => page.getByTestId('link-totals').textContent(), { timeout: 30_000 })
+        .toContain('1 created, 1 paid: 4.2 EUR');
+      await page.locator('[data-testid="link-payments"] [data-status="completed"]').waitFor();
+      expect(accessibility).toEqual([]);
+      expect(browser.problems).toEqual([]);
+    }, 180_000);
+
     it('weighs at most 30 KB compressed (HTML, CSS, script and the QR; the logo excluded)', async () => {
       const base = program.baseUrl;
       const created = await apiCall(base, '/payments', {

@@ -13,6 +13,7 @@ export * from './merchant-logos.ts';
 export * from './merchant-settings.ts';
 export * from './merchants.ts';
 export * from './password-resets.ts';
+export * from './payment-links.ts';
 export * from './payments.ts';
 export * from './payout-wallet-changes.ts';
 export * from './payout-wallets.ts';

@@ -47,6 +47,8 @@ export const payments = pgTable(
     selectedAt: timestamp('selected_at', { withTimezone: true, mode: 'date' }),
     /** When the rate locked at the pick lapses unless funds were seen; the payer then gets a new quote. */
     quoteExpiresAt: timestamp('quote_expires_at', { withTimezone: true, mode: 'date' }),
+    /** The payment link whose visit created it (`plink_…`), if any. */
+    paymentLinkId: text('payment_link_id'),
     /** The checkout's language for this payment (`en`, `es`, …; null: the payer's browser decides). */
     locale: text('locale'),
     txHash: text('tx_hash'),
@@ -75,6 +77,10 @@ export const payments = pgTable(
     // EVM chains share one derivation path, so the address (not chain + index) is what must never repeat.
     uniqueIndex('payments_address_key').on(table.isTest, table.address),
     index('payments_open_idx').on(table.status, table.expiresAt),
+    // A payment link's payments and totals.
+    index('payments_link_idx')
+      .on(table.paymentLinkId, table.id)
+      .where(sql`${table.paymentLinkId} is not null`),
     // The watcher loads the payments of its chain and mode by creation time.
     index('payments_watch_idx').on(table.chain, table.isTest, table.createdAt),
     // … and payments whose chain the payer picked, by the time of the pick.

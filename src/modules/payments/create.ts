@@ -168,6 +168,7 @@ export function createPaymentCreation(deps: PaymentCreationDeps) {
     input: CreatePaymentInput,
     prepared: Prepared,
     deposit: PooledAddress | undefined,
+    paymentLinkId: string | null = null,
   ): StoredPaymentRow {
     const now = clock.now();
     const { picked } = prepared;
@@ -194,6 +195,7 @@ export function createPaymentCreation(deps: PaymentCreationDeps) {
       metadata: input.metadata ?? {},
       redirectUrl: prepared.redirectUrl,
       cancelUrl: prepared.cancelUrl,
+      paymentLinkId,
       locale: input.locale ?? null,
       forwardedAt: null,
       forwardTxHash: null,
@@ -220,7 +222,30 @@ export function createPaymentCreation(deps: PaymentCreationDeps) {
     return { status: 201, body: existing.responseBody as PaymentView, replayed: true };
   }
 
+  /** Without an idempotency key: one statement (see inserts), or with other creations waiting meanwhile. */
+  async function createNow(
+    merchantId: string,
+    isTest: boolean,
+    input: CreatePaymentInput,
+    paymentLinkId: string | null,
+  ): Promise<PaymentView> {
+    const prepared = await prepare(merchantId, isTest, input);
+    // One statement needs no transaction: the index comes from the address pool, the row is inserted on its own, or
+    // with other creations that wait meanwhile, in one statement (see inserts).
+    const deposit = await depositFor(prepared, isTest);
+    const row = newPayment(merchantId, isTest, input, prepared, deposit, paymentLinkId);
+    await inserts.add(row);
+    return toView(row);
+  }
+
   return {
+    /**
+     * A payment made by a visit to a payment link (payment-links module): the link's merchant and mode, its terms as
+     * the request, the link recorded on the payment.
+     */
+    createFromLink: (link: { id: string; merchantId: string; isTest: boolean }, input: CreatePaymentInput) =>
+      createNow(link.merchantId, link.isTest, { ...input, is_test: link.isTest }, link.id),
+
     async create(
       principal: Principal,
       input: CreatePaymentInput,
@@ -230,13 +255,7 @@ export function createPaymentCreation(deps: PaymentCreationDeps) {
       const isTest = modeForWrite(principal, input.is_test);
       const merchantId = principal.merchantId;
       if (idempotencyKey === undefined) {
-        const prepared = await prepare(merchantId, isTest, input);
-        // One statement needs no transaction: the index comes from the address pool, the row is inserted on its own, or
-        // with other creations that wait meanwhile, in one statement (see inserts).
-        const deposit = await depositFor(prepared, isTest);
-        const row = newPayment(merchantId, isTest, input, prepared, deposit);
-        await inserts.add(row);
-        return { status: 201, body: toView(row), replayed: false };
+        return { status: 201, body: await createNow(merchantId, isTest, input, null), replayed: false };
       }
 
       const requestHash = createHash('sha256').update(stableStringify(input)).digest('hex');

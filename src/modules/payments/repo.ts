@@ -64,6 +64,7 @@ export interface PaymentFilter {
   orderId?: string | undefined;
   createdGte?: Date | undefined;
   createdLt?: Date | undefined;
+  paymentLinkId?: string | undefined;
 }
 
 const paymentColumns = getTableColumns(payments);
@@ -218,10 +219,45 @@ export function createPaymentsRepo(db: Db) {
             filter.orderId === undefined ? undefined : eq(payments.orderId, filter.orderId),
             filter.createdGte === undefined ? undefined : gte(payments.createdAt, filter.createdGte),
             filter.createdLt === undefined ? undefined : lt(payments.createdAt, filter.createdLt),
+            filter.paymentLinkId === undefined ? undefined : eq(payments.paymentLinkId, filter.paymentLinkId),
           ),
         )
         .orderBy(desc(payments.id))
         .limit(filter.limit);
+    },
+
+    /**
+     * Per payment link: its payments, those paid (completed or overpaid) and their amounts added up (exactly, as
+     * numeric: every payment of a link has the link's currency).
+     */
+    async linkTotals(
+      merchantId: string,
+      linkIds: string[],
+    ): Promise<Map<string, { payments: number; paid: number; paidAmount: string }>> {
+      const totals = new Map<string, { payments: number; paid: number; paidAmount: string }>();
+      if (linkIds.length === 0) return totals;
+      const rows = await queryRows<{
+        link: string;
+        payments: string | number;
+        paid: string | number;
+        paid_amount: string | null;
+      }>(
+        db,
+        sql`select payment_link_id as link, count(*) as payments,
+                   count(*) filter (where status in ('completed', 'overpaid')) as paid,
+                   coalesce(sum(amount::numeric) filter (where status in ('completed', 'overpaid')), 0)::text as paid_amount
+            from payments
+            where merchant_id = ${merchantId} and payment_link_id = any(${pgArray(linkIds)}::text[])
+            group by payment_link_id`,
+      );
+      for (const row of rows) {
+        totals.set(row.link, {
+          payments: Number(row.payments),
+          paid: Number(row.paid),
+          paidAmount: row.paid_amount ?? '0',
+        });
+      }
+      return totals;
     },
 
     async findIdempotency(

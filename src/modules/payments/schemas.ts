@@ -146,6 +146,10 @@ export const paymentSchema = z
     metadata: metadataSchema,
     redirect_url: z.string().nullable(),
     success_url: z.string().nullable().describe('The return address after completion (as `redirect_url`).'),
+    payment_link_id: z
+      .string()
+      .nullable()
+      .describe('The payment link whose visit created it (`plink_…`), if any.'),
     cancel_url: z.string().nullable(),
     locale: z
       .enum(checkoutLocales)
@@ -276,6 +280,7 @@ export const listPaymentsQuerySchema = z.strictObject({
   created_gte: z.iso.datetime().optional(),
   created_lt: z.iso.datetime().optional(),
   is_test: booleanQuery.optional().describe('With a dashboard token: only this mode.'),
+  payment_link_id: z.string().max(64).optional().describe('Only the payments of this payment link.'),
 });
 
 export const paymentParamsSchema = z.object({

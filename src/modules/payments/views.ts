@@ -93,6 +93,7 @@ export function createPaymentViews(deps: PaymentViewsDeps) {
       metadata: row.metadata,
       redirect_url: row.redirectUrl,
       success_url: row.redirectUrl,
+      payment_link_id: row.paymentLinkId,
       cancel_url: row.cancelUrl,
       locale: localeOf(row),
       checkout_url: `${deps.publicUrl}/pay/${row.id}`,
@@ -143,6 +144,7 @@ export function createPaymentViews(deps: PaymentViewsDeps) {
       metadata: row.metadata,
       redirect_url: row.redirectUrl,
       success_url: row.redirectUrl,
+      payment_link_id: row.paymentLinkId,
       cancel_url: row.cancelUrl,
       locale: localeOf(row),
       checkout_url: `${deps.publicUrl}/pay/${row.id}`,
@@ -231,6 +233,7 @@ export function createPaymentViews(deps: PaymentViewsDeps) {
         created_gte?: string | undefined;
         created_lt?: string | undefined;
         is_test?: boolean | undefined;
+        payment_link_id?: string | undefined;
       },
     ): Promise<{ data: PaymentView[]; has_more: boolean; next_cursor: string | null }> {
       const rows = await repo.list({
@@ -242,6 +245,7 @@ export function createPaymentViews(deps: PaymentViewsDeps) {
         orderId: query.order_id,
         createdGte: query.created_gte === undefined ? undefined : new Date(query.created_gte),
         createdLt: query.created_lt === undefined ? undefined : new Date(query.created_lt),
+        paymentLinkId: query.payment_link_id,
       });
       const page = rows.slice(0, query.limit);
       const hasMore = rows.length > query.limit;
@@ -374,6 +378,9 @@ export function createPaymentViews(deps: PaymentViewsDeps) {
         }));
       return { view, deposits };
     },
+
+    /** What the payments of some payment links add up to: how many, how many paid, and the paid amount per link. */
+    linkTotals: (merchantId: string, linkIds: string[]) => repo.linkTotals(merchantId, linkIds),
 
     /** Payment rows by id, for settlement (forwarding needs merchant, status and derivation index). */
     rowsByIds: (ids: string[]) => repo.byIds(db, ids),

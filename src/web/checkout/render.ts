@@ -625,3 +625,62 @@ ${footer(t, `/pay/${view.payment_id}/receipt`, view.merchant)}
 </html>
 `;
 }
+
+/** What a payment link's public page shows: its terms (nothing else of the merchant's but its branding). */
+export interface LinkPageView {
+  id: string;
+  title: string;
+  description: string | null;
+  amount: string | null;
+  currency: string;
+  active: boolean;
+  isTest: boolean;
+  merchant: CheckoutView['merchant'];
+}
+
+/** A payment link's page: title, description, the amount (or a field for it), and the button that makes the payment. */
+export function renderLinkPage(
+  link: LinkPageView,
+  options: {
+    assets: PageAssets;
+    t?: Translator;
+    localeQuery?: Locale | undefined;
+    error?: { text: string; param: string | undefined };
+    entered?: string;
+  },
+): string {
+  const t = options.t ?? translator('en');
+  const suffix = options.localeQuery === undefined ? '' : `?locale=${options.localeQuery}`;
+  const ctx: Ctx = { t, view: {} as CheckoutView, now: new Date(), suffix };
+  const id = escapeHtml(link.id);
+  const amountError = options.error?.param === 'amount' ? options.error.text : null;
+  const otherError = options.error !== undefined && amountError === null ? options.error.text : null;
+  const amount =
+    link.amount === null
+      ? `<p class="field"><label for="link-amount">${escapeHtml(t.m.linkAmount({ currency: link.currency }))}</label>
+<input id="link-amount" name="amount" inputmode="decimal" autocomplete="off" required value="${escapeHtml(options.entered ?? '')}"${amountError === null ? '' : ' aria-invalid="true" aria-describedby="link-amount-error"'}>
+${amountError === null ? '' : `<span class="field-error" id="link-amount-error">${escapeHtml(amountError)}</span>`}</p>`
+      : `<p class="amount link-amount" data-testid="link-amount">${fiat(ctx, link.amount, link.currency)}</p>`;
+  const body = link.active
+    ? `${link.description === null ? '' : `<p class="lead">${escapeHtml(link.description)}</p>`}
+<form class="link-form" method="post" action="/l/${id}${suffix}">
+${amount}
+${otherError === null ? '' : `<p class="notice notice-error" role="alert">${escapeHtml(otherError)}</p>`}
+<button type="submit" class="button primary block">${escapeHtml(t.m.continueToPayment)}</button>
+</form>`
+    : `<p class="lead" data-testid="link-closed">${escapeHtml(t.m.linkInactiveText)}</p>`;
+  return `${head(t, `${link.active ? link.title : t.m.linkInactiveTitle} · ${t.m.checkout}`, options.assets, null, themePath(link.merchant?.accent_color))}
+<body>
+<div id="page" class="link-page">
+${link.isTest ? `<aside class="test-banner" aria-label="${escapeHtml(t.m.testMode)}"><p><strong>${escapeHtml(t.m.testMode)}</strong> ${escapeHtml(t.m.testBannerChoose)}</p></aside>` : ''}
+<main class="card" aria-labelledby="status-title">
+${brandHeader(link.merchant)}
+<h1 id="status-title">${escapeHtml(link.active ? link.title : t.m.linkInactiveTitle)}</h1>
+${body}
+</main>
+${footer(t, `/l/${link.id}`, link.merchant)}
+</div>
+</body>
+</html>
+`;
+}

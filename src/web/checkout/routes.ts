@@ -8,7 +8,13 @@ import { simulateOutcomes } from '../../modules/payments/schemas.ts';
 import type { Services } from '../../services.ts';
 import { type Locale, localeOf, negotiateLocale, translator } from './i18n/index.ts';
 import { qrSvg } from './qr.ts';
-import { type PageAssets, renderCheckoutPage, renderProblemPage, renderReceiptPage } from './render.ts';
+import {
+  type PageAssets,
+  renderCheckoutPage,
+  renderLinkPage,
+  renderProblemPage,
+  renderReceiptPage,
+} from './render.ts';
 
 /**
  * The hosted checkout at `/pay/{payment_id}`: server-rendered HTML from the public checkout view, its own CSS and
@@ -67,7 +73,8 @@ function securityHeaders(reply: FastifyReply): FastifyReply {
 }
 
 type PaymentsForCheckout = Pick<Services['payments'], 'checkoutView' | 'select' | 'receipt'>;
-type LogosForCheckout = Pick<Services['settings'], 'logoBySha'>;
+type LogosForCheckout = Pick<Services['settings'], 'logoBySha' | 'brandingFor'>;
+type LinksForCheckout = Pick<Services['paymentLinks'], 'publicLink' | 'pay'>;
 type SimulatorForCheckout = Pick<Services['simulator'], 'simulateCheckout'>;
 
 interface PageRequest {
@@ -86,6 +93,9 @@ export function checkoutRoutes(deps: {
   simulator: SimulatorForCheckout;
   /** Merchants' logos, by their SHA-256 (settings). */
   logos: LogosForCheckout;
+  /** Payment links' public pages, and the payments their visits make (limited by `paymentLinkLimit`). */
+  paymentLinks: LinksForCheckout;
+  paymentLinkLimit?: RateLimitCheck;
   /** The limits of the public simulate (per IP and per payment), shared with its JSON route. */
   simulateLimit?: RateLimitCheck;
   now?: () => Date;
@@ -241,6 +251,85 @@ export function checkoutRoutes(deps: {
         return securityHeaders(reply)
           .type('text/html; charset=utf-8')
           .send(renderReceiptPage(receipt.view, receipt.deposits, { assets, t, localeQuery: query }));
+      },
+    );
+
+    // A payment link's public page, and its form: a payment with the link's terms, then its checkout.
+    const linkPage = async (
+      request: PageRequest,
+      reply: FastifyReply,
+      id: string,
+      problem?: { error: AppError; entered: string },
+    ): Promise<FastifyReply> => {
+      securityHeaders(reply).type('text/html; charset=utf-8');
+      const query = requestedLocale(request);
+      const link = await deps.paymentLinks.publicLink(id);
+      const t = translator(
+        negotiateLocale({ query, payment: link?.locale, acceptLanguage: request.headers['accept-language'] }),
+      );
+      if (link === undefined) return reply.status(404).send(renderProblemPage('not_found', assets, t));
+      const branding = await deps.logos.brandingFor(link.merchantId);
+      const page = renderLinkPage(
+        {
+          id: link.id,
+          title: link.title,
+          description: link.description,
+          amount: link.amount,
+          currency: link.currency,
+          active: link.active,
+          isTest: link.isTest,
+          merchant:
+            branding === null
+              ? null
+              : {
+                  name: branding.name,
+                  logo_url: branding.logoUrl,
+                  accent_color: branding.accentColor,
+                  support_email: branding.supportEmail,
+                  support_url: branding.supportUrl,
+                },
+        },
+        {
+          assets,
+          t,
+          localeQuery: query,
+          ...(problem === undefined
+            ? {}
+            : {
+                error: { text: problem.error.message, param: problem.error.param },
+                entered: problem.entered,
+              }),
+        },
+      );
+      return reply.status(problem?.error.status ?? (link.active ? 200 : 410)).send(page);
+    };
+
+    app.get<{ Params: { link_id: string } }>('/l/:link_id', { schema: { hide: true } }, (request, reply) =>
+      linkPage(request, reply, request.params.link_id),
+    );
+
+    app.post<{ Params: { link_id: string }; Body: unknown }>(
+      '/l/:link_id',
+      { schema: { hide: true } },
+      async (request, reply) => {
+        const id = request.params.link_id;
+        const entered = field(request.body, 'amount');
+        let created: Awaited<ReturnType<LinksForCheckout['pay']>>;
+        try {
+          await deps.paymentLinkLimit?.(request, reply);
+          created = await deps.paymentLinks.pay(id, entered === '' ? undefined : entered);
+        } catch (error) {
+          if (error instanceof AppError && error.code !== 'not_found') {
+            return linkPage(request, reply, id, { error, entered });
+          }
+          if (error instanceof AppError) return linkPage(request, reply, id);
+          throw error;
+        }
+        const locale = requestedLocale(request);
+        return reply
+          .status(303)
+          .header('cache-control', 'no-store')
+          .redirect(`/pay/${created.payment_id}${locale === undefined ? '' : `?locale=${locale}`}`);
       },
     );
 

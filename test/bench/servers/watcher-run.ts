@@ -126,6 +126,7 @@ async function main(): Promise<void> {
       metadata: {},
       redirectUrl: null,
       cancelUrl: null,
+      paymentLinkId: null,
       forwardedAt: null,
       forwardTxHash: null,
       forwardFeeBaseUnits: null,

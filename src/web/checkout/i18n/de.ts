@@ -101,6 +101,11 @@ export const de: Messages = {
   onExplorer: 'Im Block-Explorer ansehen',
   simulatedTransaction: 'Auf einer Test-Chain simuliert: kein Explorer',
   backToPayment: 'Zurück zur Zahlung',
+  linkAmount: (p) => `Betrag (${p.currency})`,
+  continueToPayment: 'Weiter zur Zahlung',
+  linkInactiveTitle: 'Dieser Zahlungslink ist geschlossen',
+  linkInactiveText:
+    'Der Shop nimmt über diesen Link keine Zahlungen mehr an. Bitten Sie den Shop um einen neuen.',
   testMode: 'Testmodus',
   testBanner: (p) => `— es fließt kein echtes Geld. Dies ist eine simulierte Zahlung auf ${p.networkHtml}.`,
   testBannerChoose:

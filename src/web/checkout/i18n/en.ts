@@ -105,6 +105,10 @@ export const en = {
   onExplorer: 'View on the block explorer',
   simulatedTransaction: 'Simulated on a test chain: no explorer',
   backToPayment: 'Back to the payment',
+  linkAmount: (p: { currency: string }) => `Amount (${p.currency})`,
+  continueToPayment: 'Continue to payment',
+  linkInactiveTitle: 'This payment link is closed',
+  linkInactiveText: 'The shop no longer takes payments through this link. Ask the shop for a new one.',
   testMode: 'Test mode',
   testBanner: (p: { networkHtml: string }) =>
     `— no real funds move. This is a simulated ${p.networkHtml} payment.`,

@@ -100,6 +100,10 @@ export const es: Messages = {
   onExplorer: 'Ver en el explorador de bloques',
   simulatedTransaction: 'Simulada en una cadena de prueba: sin explorador',
   backToPayment: 'Volver al pago',
+  linkAmount: (p) => `Importe (${p.currency})`,
+  continueToPayment: 'Continuar al pago',
+  linkInactiveTitle: 'Este enlace de pago está cerrado',
+  linkInactiveText: 'La tienda ya no acepta pagos con este enlace. Pida uno nuevo a la tienda.',
   testMode: 'Modo de prueba',
   testBanner: (p) => `— no se mueven fondos reales. Es un pago simulado en ${p.networkHtml}.`,
   testBannerChoose:

@@ -101,6 +101,11 @@ export const fr: Messages = {
   onExplorer: "Voir dans l'explorateur de blocs",
   simulatedTransaction: "Simulée sur une chaîne de test : pas d'explorateur",
   backToPayment: 'Retour au paiement',
+  linkAmount: (p) => `Montant (${p.currency})`,
+  continueToPayment: 'Continuer vers le paiement',
+  linkInactiveTitle: 'Ce lien de paiement est fermé',
+  linkInactiveText:
+    "La boutique n'accepte plus de paiements par ce lien. Demandez-en un nouveau à la boutique.",
   testMode: 'Mode test',
   testBanner: (p) => `— aucun fonds réel ne circule. Ceci est un paiement simulé sur ${p.networkHtml}.`,
   testBannerChoose:

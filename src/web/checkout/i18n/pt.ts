@@ -101,6 +101,10 @@ export const pt: Messages = {
   onExplorer: 'Ver no explorador de blocos',
   simulatedTransaction: 'Simulada numa cadeia de teste: sem explorador',
   backToPayment: 'Voltar ao pagamento',
+  linkAmount: (p) => `Valor (${p.currency})`,
+  continueToPayment: 'Continuar para o pagamento',
+  linkInactiveTitle: 'Este link de pagamento está fechado',
+  linkInactiveText: 'A loja não aceita mais pagamentos por este link. Peça um novo à loja.',
   testMode: 'Modo de teste',
   testBanner: (p) => `— nenhum fundo real é movido. Este é um pagamento simulado na ${p.networkHtml}.`,
   testBannerChoose:

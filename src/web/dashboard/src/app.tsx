@@ -5,6 +5,7 @@ import { AuthPage } from './pages/auth.tsx';
 import { BrandingPage } from './pages/branding.tsx';
 import { EventsPage } from './pages/events.tsx';
 import { KeysPage } from './pages/keys.tsx';
+import { PaymentLinkPage, PaymentLinksPage } from './pages/links.tsx';
 import { NewPaymentPage } from './pages/new-payment.tsx';
 import { PaymentDetailPage } from './pages/payment-detail.tsx';
 import { PaymentsPage } from './pages/payments.tsx';
@@ -70,6 +71,7 @@ interface NavItem {
 const navItems: NavItem[] = [
   { to: '/payments', label: 'Payments', section: /^\/payments(?!\/new)/ },
   { to: '/payments/new', label: 'Create payment', section: /^\/payments\/new/ },
+  { to: '/links', label: 'Payment links', section: /^\/links/ },
   { to: '/events', label: 'Events', section: /^\/events/ },
   { to: '/webhooks', label: 'Webhooks', section: /^\/webhooks/ },
   { to: '/keys', label: 'API keys', section: /^\/keys/ },
@@ -83,6 +85,9 @@ function Page({ path }: { path: string }) {
   if (path === '/payments/new') return <NewPaymentPage />;
   const payment = match('/payments/:id', path);
   if (payment !== null) return <PaymentDetailPage id={payment.id ?? ''} />;
+  if (path === '/links') return <PaymentLinksPage />;
+  const link = match('/links/:id', path);
+  if (link !== null) return <PaymentLinkPage id={link.id ?? ''} />;
   if (path === '/events') return <EventsPage />;
   if (path === '/webhooks') return <WebhooksPage />;
   const endpoint = match('/webhooks/:id', path);
