@@ -183,4 +183,3 @@ export function createPaymentLinksService(deps: PaymentLinksDeps) {
     },
   };
 }
-

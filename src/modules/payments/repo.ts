@@ -348,19 +348,7 @@ export function createPaymentsRepo(db: Db) {
     async applyPick(
       tx: Db,
       id: string,
-      pick: Pick<
-        PaymentRow,
-        | 'chain'
-        | 'asset'
-        | 'address'
-        | 'derivationIndex'
-        | 'expectedBaseUnits'
-        | 'rate'
-        | 'rateSource'
-        | 'selectedAt'
-        | 'quoteExpiresAt'
-        | 'updatedAt'
-      >,
+      pick: Pick<PaymentRow, PickedColumns | 'selectedAt' | 'quoteExpiresAt' | 'updatedAt'>,
     ): Promise<void> {
       await tx.update(payments).set(pick).where(eq(payments.id, id));
     },

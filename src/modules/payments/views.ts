@@ -36,11 +36,38 @@ export interface PaymentViewsDeps {
   branding(merchantId: string): Promise<Branding | null>;
 }
 
+/** A merchant's branding as the public views show it (`merchant`), or null when it set none. */
+export function brandingView(branding: Branding | null): CheckoutView['merchant'] {
+  return branding === null
+    ? null
+    : {
+        name: branding.name,
+        logo_url: branding.logoUrl,
+        accent_color: branding.accentColor,
+        support_email: branding.supportEmail,
+        support_url: branding.supportUrl,
+      };
+}
+
 /** A payment's checkout language, as one of the API's values. */
 function localeOf(row: StoredPaymentRow): PaymentView['locale'] {
   return (checkoutLocales as readonly string[]).includes(row.locale ?? '')
     ? (row.locale as PaymentView['locale'])
     : null;
+}
+
+/** What every view of a payment says the same way, picked or not: the merchant's own fields and its addresses. */
+function merchantFields(row: StoredPaymentRow) {
+  return {
+    is_test: row.isTest,
+    order_id: row.orderId,
+    metadata: row.metadata,
+    redirect_url: row.redirectUrl,
+    success_url: row.redirectUrl,
+    payment_link_id: row.paymentLinkId,
+    cancel_url: row.cancelUrl,
+    locale: localeOf(row),
+  };
 }
 
 /** Who chose a payment's chain, when the payer did, and when the payer's quote lapses. */
@@ -88,14 +115,7 @@ export function createPaymentViews(deps: PaymentViewsDeps) {
       rate: null,
       ...choiceOf(row),
       confirmations: { seen: 0, required: 0 },
-      is_test: row.isTest,
-      order_id: row.orderId,
-      metadata: row.metadata,
-      redirect_url: row.redirectUrl,
-      success_url: row.redirectUrl,
-      payment_link_id: row.paymentLinkId,
-      cancel_url: row.cancelUrl,
-      locale: localeOf(row),
+      ...merchantFields(row),
       checkout_url: `${deps.publicUrl}/pay/${row.id}`,
       payment_uri: null,
       forwarded_at: null,
@@ -108,16 +128,7 @@ export function createPaymentViews(deps: PaymentViewsDeps) {
 
   /** The merchant's branding as the checkout shows it (cached by the settings service). */
   async function merchantOf(merchantId: string): Promise<CheckoutView['merchant']> {
-    const branding = await deps.branding(merchantId);
-    return branding === null
-      ? null
-      : {
-          name: branding.name,
-          logo_url: branding.logoUrl,
-          accent_color: branding.accentColor,
-          support_email: branding.supportEmail,
-          support_url: branding.supportUrl,
-        };
+    return brandingView(await deps.branding(merchantId));
   }
 
   function toView(stored: StoredPaymentRow, seen = 0): PaymentView {
@@ -139,14 +150,7 @@ export function createPaymentViews(deps: PaymentViewsDeps) {
       rate: { value: row.rate, source: row.rateSource },
       ...choiceOf(row),
       confirmations: { seen, required: deps.confirmationsOf(chain.id, row.isTest) },
-      is_test: row.isTest,
-      order_id: row.orderId,
-      metadata: row.metadata,
-      redirect_url: row.redirectUrl,
-      success_url: row.redirectUrl,
-      payment_link_id: row.paymentLinkId,
-      cancel_url: row.cancelUrl,
-      locale: localeOf(row),
+      ...merchantFields(row),
       checkout_url: `${deps.publicUrl}/pay/${row.id}`,
       payment_uri: paymentUri({
         chain,

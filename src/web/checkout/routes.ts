@@ -5,6 +5,7 @@ import type { RateLimitCheck } from '../../http/rate-limit.ts';
 import { AppError } from '../../lib/errors.ts';
 import { uuidPattern } from '../../lib/ids.ts';
 import { simulateOutcomes } from '../../modules/payments/schemas.ts';
+import { brandingView } from '../../modules/payments/views.ts';
 import type { Services } from '../../services.ts';
 import { type Locale, localeOf, negotiateLocale, translator } from './i18n/index.ts';
 import { qrSvg } from './qr.ts';
@@ -164,6 +165,28 @@ export function checkoutRoutes(deps: {
       .redirect(`/pay/${id.toLowerCase()}${locale === undefined ? '' : `?locale=${locale}`}`);
   };
 
+  /**
+   * A form's action on a payment, then post/redirect/get back to its page; a refusal shows the page with the reason
+   * (and its status), an unknown payment the page's own 404.
+   */
+  async function actThenBack(
+    request: PageRequest,
+    reply: FastifyReply,
+    id: string,
+    action: () => Promise<unknown>,
+  ): Promise<FastifyReply> {
+    try {
+      await action();
+    } catch (error) {
+      if (error instanceof AppError && error.code !== 'not_found') {
+        return sendPage(request, reply, id, { kind: 'error', text: error.message }, error.status);
+      }
+      if (error instanceof AppError) return sendPage(request, reply, id);
+      throw error;
+    }
+    return backToPage(reply, request, id);
+  }
+
   /** A form field of a posted body (urlencoded, parsed into an object). */
   const field = (body: unknown, name: string): string =>
     typeof body === 'object' && body !== null && name in body
@@ -278,16 +301,7 @@ export function checkoutRoutes(deps: {
           currency: link.currency,
           active: link.active,
           isTest: link.isTest,
-          merchant:
-            branding === null
-              ? null
-              : {
-                  name: branding.name,
-                  logo_url: branding.logoUrl,
-                  accent_color: branding.accentColor,
-                  support_email: branding.supportEmail,
-                  support_url: branding.supportUrl,
-                },
+          merchant: brandingView(branding),
         },
         {
           assets,
@@ -350,16 +364,9 @@ export function checkoutRoutes(deps: {
         const id = request.params.payment_id;
         if (!uuidPattern.test(id)) return sendPage(request, reply, id);
         const [chain = '', asset = ''] = field(request.body, 'option').split(':');
-        try {
-          await deps.payments.select(id.toLowerCase(), { chain, asset });
-        } catch (error) {
-          if (error instanceof AppError && error.code !== 'not_found') {
-            return sendPage(request, reply, id, { kind: 'error', text: error.message }, error.status);
-          }
-          if (error instanceof AppError) return sendPage(request, reply, id);
-          throw error;
-        }
-        return backToPage(reply, request, id);
+        return actThenBack(request, reply, id, () =>
+          deps.payments.select(id.toLowerCase(), { chain, asset }),
+        );
       },
     );
 
@@ -375,18 +382,11 @@ export function checkoutRoutes(deps: {
           const t = translator(negotiateLocale({ query: requestedLocale(request) }));
           return sendPage(request, reply, id, { kind: 'error', text: t.m.chooseSimulation }, 400);
         }
-        try {
+        // The payer lands on the page itself, which refreshes as the simulated chain moves.
+        return actThenBack(request, reply, id, async () => {
           await deps.simulateLimit?.(request, reply);
           await deps.simulator.simulateCheckout(id.toLowerCase(), { outcome: known });
-        } catch (error) {
-          if (error instanceof AppError && error.code !== 'not_found') {
-            return sendPage(request, reply, id, { kind: 'error', text: error.message }, error.status);
-          }
-          if (error instanceof AppError) return sendPage(request, reply, id);
-          throw error;
-        }
-        // The payer lands on the page itself, which refreshes as the simulated chain moves.
-        return backToPage(reply, request, id);
+        });
       },
     );
   };
