@@ -67,7 +67,10 @@ describe('a deposit address the second derivation does not confirm', () => {
       sql`select address from payments where merchant_id = ${m.merchantId}`,
     );
     expect(stored).toEqual([]);
-    const anywhere = await queryRows<{ address: string }>(t.database.db, sql`select address from payments where address is not null`);
+    const anywhere = await queryRows<{ address: string }>(
+      t.database.db,
+      sql`select address from payments where address is not null`,
+    );
     for (const row of anywhere) expect(wrongAddresses.has(row.address.toLowerCase())).toBe(false);
   });
 
