@@ -161,8 +161,26 @@ if (!runBrowserTests) {
       writeFileSync(logoFile, await QRCode.toBuffer('Nordic Café', { type: 'png', width: 96, margin: 1 }));
       await page.getByLabel('Upload a logo').setInputFiles(logoFile);
       await page.getByRole('img', { name: 'Your current logo' }).waitFor();
+      // The coins offered: only USDC on Base and BTC, then every coin again.
+      await page.getByLabel('Every coin and network this service can take').uncheck();
+      for (const box of await page.locator('.offered-coins input').all()) await box.uncheck();
+      await page.getByLabel('USDC on Base', { exact: true }).check();
+      await page.getByLabel('BTC on Bitcoin', { exact: true }).check();
+      await page.getByRole('button', { name: 'Save the coins offered' }).click();
+      await page.getByTestId('toast').filter({ hasText: 'coins offered' }).waitFor();
+      const settings = await apiCall(base, '/settings', { headers: { authorization: `Bearer ${token}` } });
+      expect(settings.body.checkout_options).toEqual(['base:USDC', 'bitcoin:BTC']);
       await shootBoth(page, 'dashboard-branding');
       await audit(page, 'dashboard branding');
+      await page.getByLabel('Every coin and network this service can take').check();
+      await page.getByRole('button', { name: 'Save the coins offered' }).click();
+      await expect
+        .poll(
+          async () =>
+            (await apiCall(base, '/settings', { headers: { authorization: `Bearer ${token}` } })).body
+              .checkout_options,
+        )
+        .toBeNull();
 
       // A payment whose customer picks the coin, made in the dashboard: no key is asked for.
       await page

@@ -1,4 +1,4 @@
-import { integer, pgTable, text, timestamp } from 'drizzle-orm/pg-core';
+import { integer, jsonb, pgTable, text, timestamp } from 'drizzle-orm/pg-core';
 import { merchants } from './merchants.ts';
 
 /**
@@ -21,5 +21,7 @@ export const merchantSettings = pgTable('merchant_settings', {
   accentColor: text('accent_color'),
   supportEmail: text('support_email'),
   supportUrl: text('support_url'),
+  /** The chain/asset pairs (`ethereum:USDC`) offered to payers who pick the coin; null: every pair available. */
+  checkoutOptions: jsonb('checkout_options').$type<string[]>(),
   updatedAt: timestamp('updated_at', { withTimezone: true, mode: 'date' }).notNull(),
 });

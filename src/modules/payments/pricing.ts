@@ -21,7 +21,7 @@ export interface PricingDeps {
   db: Db;
   rates: RateProvider;
   deriver: Pick<AddressDeriver, 'hasSeed'>;
-  settings: Pick<SettingsService, 'payoutWallet' | 'payoutWalletChains'>;
+  settings: Pick<SettingsService, 'payoutWallet' | 'payoutWalletChains' | 'checkoutOptions'>;
   /** Whether a watcher can see this chain in this mode (test mode always can: the simulated chain). */
   isChainConnected(chain: ChainInfo['id'], isTest: boolean): boolean;
 }
@@ -132,7 +132,12 @@ export function createPricing(deps: PricingDeps) {
           { param: 'is_test' },
         );
       }
-      const withWallet = isTest ? null : new Set(await deps.settings.payoutWalletChains(merchantId, false));
+      const [wallets, offered] = await Promise.all([
+        isTest ? null : deps.settings.payoutWalletChains(merchantId, false),
+        deps.settings.checkoutOptions(merchantId),
+      ]);
+      const withWallet = wallets === null ? null : new Set(wallets);
+      const enabled = offered === null ? null : new Set(offered);
       const wanted = assetCode?.toUpperCase();
       const options: PaymentOption[] = [];
       for (const chain of chains) {
@@ -141,6 +146,7 @@ export function createPricing(deps: PricingDeps) {
         for (const asset of chain.assets) {
           if (!isAssetAvailable(asset, isTest)) continue;
           if (wanted !== undefined && asset.code !== wanted) continue;
+          if (enabled !== null && !enabled.has(`${chain.id}:${asset.code}`)) continue;
           options.push({ chain: chain.id, asset: asset.code });
         }
       }
@@ -149,7 +155,9 @@ export function createPricing(deps: PricingDeps) {
           isTest ? 'unsupported_asset' : 'payout_wallet_missing',
           wanted !== undefined
             ? `No connected chain carries ${wanted} for this merchant${isTest ? '' : ' (with a live payout wallet)'}.`
-            : 'No chain can take live payments yet: set a payout wallet for a connected chain first.',
+            : isTest
+              ? 'None of the pairs offered (settings: checkout_options) can be paid in test mode.'
+              : 'No chain can take live payments yet: set a payout wallet for a connected chain (and offer it) first.',
           { param: wanted !== undefined ? 'asset' : 'chain' },
         );
       }

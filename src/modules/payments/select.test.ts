@@ -106,4 +106,32 @@ describe('the payer picks the chain', () => {
     const unknown = await select('01940000-0000-7000-8000-00000000dead', 'base', 'ETH');
     expect(unknown.statusCode).toBe(404);
   });
+
+  it('offers only the pairs the merchant enabled (settings checkout_options), or all again with null', async () => {
+    const shop = await createMerchant(t.app);
+    const set = (checkout_options: unknown) =>
+      t.app.inject({
+        method: 'PATCH',
+        url: '/v1/settings',
+        headers: bearer(shop.token),
+        payload: { checkout_options },
+      });
+    expect((await set(['base:DOGE'])).json().error).toMatchObject({ param: 'checkout_options' });
+    expect((await set([])).json().error).toMatchObject({ param: 'checkout_options' });
+    expect((await set(['Base:usdc', 'bitcoin:BTC', 'base:USDC'])).json().checkout_options).toEqual([
+      'base:USDC',
+      'bitcoin:BTC',
+    ]);
+    const limited = await create({ amount: '20', currency: 'USD' }, apiKey(shop.testKey));
+    expect((await view(limited.json().payment_id)).options.map((o) => `${o.chain}:${o.asset}`)).toEqual([
+      'base:USDC',
+      'bitcoin:BTC',
+    ]);
+    expect(
+      (await create({ amount: '20', currency: 'USD', asset: 'ETH' }, apiKey(shop.testKey))).statusCode,
+    ).toBe(400);
+    expect((await set(null)).json().checkout_options).toBeNull();
+    const all = await create({ amount: '20', currency: 'USD' }, apiKey(shop.testKey));
+    expect((await view(all.json().payment_id)).options.length).toBeGreaterThan(10);
+  });
 });

@@ -278,6 +278,7 @@ describe('merchant settings', () => {
       support_email: null,
       support_url: null,
       logo_url: null,
+      checkout_options: null,
     });
   });
 

@@ -46,6 +46,13 @@ export const merchantSettingsSchema = z
     accent_color: brandingFields.accent_color.nullable(),
     support_email: brandingFields.support_email.nullable(),
     support_url: brandingFields.support_url.nullable(),
+    checkout_options: z
+      .array(z.string())
+      .nullable()
+      .describe(
+        'The `chain:ASSET` pairs offered to payers who pick the coin (payments created without `chain`); null: every ' +
+          'pair this instance can take in the payment’s mode.',
+      ),
     logo_url: z
       .string()
       .nullable()
@@ -68,6 +75,14 @@ export const merchantSettingsSchema = z
 export type MerchantSettingsView = z.infer<typeof merchantSettingsSchema>;
 
 export const patchMerchantSettingsSchema = z.strictObject({
+  checkout_options: z
+    .array(z.string().max(48))
+    .max(100)
+    .nullable()
+    .optional()
+    .describe(
+      '`chain:ASSET` pairs from GET /v1/chains, e.g. `["base:USDC", "bitcoin:BTC"]`; null offers every pair.',
+    ),
   brand_name: brandingFields.brand_name.optional().describe('"" clears it.'),
   accent_color: brandingFields.accent_color.optional().describe('`#rrggbb`; "" clears it.'),
   support_email: brandingFields.support_email.optional().describe('"" clears it.'),

@@ -12,7 +12,7 @@ import {
 } from '../../lib/money.ts';
 import type { AccountsService } from '../accounts/service.ts';
 import { validateAddress } from '../chains/addresses.ts';
-import { getChain } from '../chains/registry.ts';
+import { getAsset, getChain } from '../chains/registry.ts';
 import type { Principal } from '../tenancy/caller.ts';
 import { modeForWrite } from '../tenancy/scope.ts';
 import type { EventsService } from '../webhooks/events/service.ts';
@@ -216,6 +216,29 @@ function checkBranding(patch: PatchMerchantSettings) {
   return out;
 }
 
+/** Checkout options as `chain:ASSET` pairs of the registry, each once; an empty list offers nothing, so it is refused. */
+function checkOptions(options: string[] | null): string[] | null {
+  if (options === null) return null;
+  const out = new Set<string>();
+  for (const option of options) {
+    const [chainId = '', code = ''] = option.split(':');
+    const chain = getChain(chainId.toLowerCase());
+    const asset = chain === undefined ? undefined : getAsset(chain, code);
+    if (chain === undefined || asset === undefined) {
+      throw new AppError('parameter_invalid', `"${option}" is not a chain:ASSET pair of GET /v1/chains.`, {
+        param: 'checkout_options',
+      });
+    }
+    out.add(`${chain.id}:${asset.code}`);
+  }
+  if (out.size === 0) {
+    throw new AppError('parameter_invalid', 'Offer at least one pair, or null for every pair.', {
+      param: 'checkout_options',
+    });
+  }
+  return [...out];
+}
+
 export function createSettingsService({ db, repo, clock, events, accounts }: SettingsDeps) {
   const brandingCache = new Map<string, { branding: Branding | null; until: number }>();
   const windowCache = new Map<string, { seconds: number; until: number }>();
@@ -234,6 +257,7 @@ export function createSettingsService({ db, repo, clock, events, accounts }: Set
       support_email: row?.supportEmail ?? null,
       support_url: row?.supportUrl ?? null,
       logo_url: logo === undefined ? null : logoPath(logo.sha256),
+      checkout_options: row?.checkoutOptions ?? null,
       underpayment_tolerance_percent:
         row?.underpaymentTolerancePercent ?? DEFAULT_UNDERPAYMENT_TOLERANCE_PERCENT,
       underpayment_tolerance_amount: row?.underpaymentToleranceAmount ?? '0',
@@ -271,7 +295,13 @@ export function createSettingsService({ db, repo, clock, events, accounts }: Set
         repo.findLogo(principal.merchantId),
       ]);
       const current = view(currentRow, logo);
-      const next = { ...current, ...checkBranding(patch) };
+      const next = {
+        ...current,
+        ...checkBranding(patch),
+        ...(patch.checkout_options === undefined
+          ? {}
+          : { checkout_options: checkOptions(patch.checkout_options) }),
+      };
       if (patch.underpayment_tolerance_percent !== undefined) {
         next.underpayment_tolerance_percent = checkPercent(
           patch.underpayment_tolerance_percent,
@@ -317,6 +347,7 @@ export function createSettingsService({ db, repo, clock, events, accounts }: Set
         accentColor: next.accent_color,
         supportEmail: next.support_email,
         supportUrl: next.support_url,
+        checkoutOptions: next.checkout_options,
         updatedAt: clock.now(),
       };
       await repo.upsertSettings(row);
@@ -483,6 +514,11 @@ export function createSettingsService({ db, repo, clock, events, accounts }: Set
     /** The payout address of a merchant for a mode and chain, or null. */
     async payoutWallet(tx: Db, merchantId: string, isTest: boolean, chain: string): Promise<string | null> {
       return (await repo.findWallet(tx, merchantId, isTest, chain))?.address ?? null;
+    },
+
+    /** The `chain:ASSET` pairs a merchant offers payers who pick the coin (null: every pair available). */
+    async checkoutOptions(merchantId: string): Promise<string[] | null> {
+      return (await settingsRow(merchantId))?.checkoutOptions ?? null;
     },
 
     /** The chains a merchant has a payout wallet for in a mode. */

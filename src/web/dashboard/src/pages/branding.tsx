@@ -1,7 +1,7 @@
 import { useState } from 'preact/hooks';
 import { ApiError, api } from '../api.ts';
 import { describedBy, ErrorNotice, Field, fieldError, Loading, PageHeader } from '../components/ui.tsx';
-import { record, text } from '../model.ts';
+import { fallbackChains, loadChains, record, text } from '../model.ts';
 import { useAction, useApp, useResource } from '../state.tsx';
 
 interface Branding {
@@ -44,6 +44,73 @@ async function uploadLogo(file: File, token: string): Promise<unknown> {
     );
   }
   return body;
+}
+
+/** Which chain/asset pairs payers who pick the coin are offered: every pair, or the ones ticked. */
+function OfferedCoins() {
+  const app = useApp();
+  const chains = useResource(() => loadChains(() => api('/chains')), []);
+  const [offered, setOffered] = useState<string[] | null | undefined>(undefined);
+  const loaded = useResource(async () => {
+    const value = record(await api('/settings')).checkout_options;
+    const list = Array.isArray(value) ? value.map(String) : null;
+    setOffered(list);
+    return list;
+  }, []);
+  const save = useAction();
+  const all = (chains.data ?? fallbackChains).flatMap((chain) =>
+    chain.assets.map((asset) => ({ pair: `${chain.id}:${asset}`, label: `${asset} on ${chain.name}` })),
+  );
+  const current = offered === undefined ? loaded.data : offered;
+  return (
+    <form
+      noValidate
+      class="card"
+      aria-labelledby="offered-title"
+      onSubmit={async (event) => {
+        event.preventDefault();
+        const saved = await save.run(() =>
+          api('/settings', { method: 'PATCH', body: { checkout_options: current ?? null } }),
+        );
+        if (saved !== undefined) app.notify('The coins offered to your customers are saved.');
+      }}
+    >
+      <h2 id="offered-title">Coins offered when the customer picks</h2>
+      <label class="radio">
+        <input
+          type="checkbox"
+          checked={current === null}
+          onChange={(event) => setOffered(event.currentTarget.checked ? null : all.map((item) => item.pair))}
+        />
+        Every coin and network this service can take
+      </label>
+      {current !== null && current !== undefined && (
+        <fieldset class="choice offered-coins">
+          <legend>Offer only</legend>
+          {all.map((item) => (
+            <label class="radio" key={item.pair}>
+              <input
+                type="checkbox"
+                checked={current.includes(item.pair)}
+                onChange={(event) =>
+                  setOffered(
+                    event.currentTarget.checked
+                      ? [...current, item.pair]
+                      : current.filter((pair) => pair !== item.pair),
+                  )
+                }
+              />
+              {item.label}
+            </label>
+          ))}
+        </fieldset>
+      )}
+      {save.error !== null && <ErrorNotice error={save.error} compact />}
+      <button type="submit" class="button" disabled={save.busy || current === undefined}>
+        {save.busy ? 'Saving…' : 'Save the coins offered'}
+      </button>
+    </form>
+  );
 }
 
 export function BrandingPage() {
@@ -172,6 +239,7 @@ export function BrandingPage() {
             </Field>
             {logo.error !== null && <ErrorNotice error={logo.error} compact />}
           </section>
+          <OfferedCoins />
         </>
       )}
     </section>
