@@ -100,6 +100,15 @@ module.exports = {
       to: { path: '(^src/db/|repo\\.ts$)' },
     },
     {
+      name: 'cli-is-a-client',
+      comment:
+        'The developer commands (src/cli) are clients of a running svc: they use its public API through the SDK ' +
+        '(packages/sdk), never its modules, database or HTTP edge, so they work against any svc, anywhere.',
+      severity: 'error',
+      from: { path: '^src/cli/' },
+      to: { path: '^src/(modules|db|http|web)/|^src/(app|program|services|workers|config)\\.ts$' },
+    },
+    {
       name: 'no-orphans',
       severity: 'error',
       comment: 'A source file nothing imports is dead (entry points and files loaded by URL are listed).',

@@ -13,10 +13,12 @@ import type { Database } from './db/client.ts';
 import { decoratePrincipal, makeAuth } from './http/auth.ts';
 import type { RouteContext } from './http/context.ts';
 import { clientError, frameworkError, installErrorHandling, requestIdPattern } from './http/error-handler.ts';
+import { recordHttpMetrics, registerMetricsRoute } from './http/metrics.ts';
 import { registerOpenApi } from './http/openapi.ts';
 import { type RateLimitCheck, rateLimitCheck, registerRateLimiting } from './http/rate-limit.ts';
 import { registerSecurityHeaders } from './http/security-headers.ts';
 import { randomToken } from './lib/ids.ts';
+import type { Metrics } from './metrics.ts';
 import { accountsRoutes } from './modules/accounts/routes.ts';
 import { chainsRoutes } from './modules/chains/routes.ts';
 import { keysRoutes } from './modules/keys/routes.ts';
@@ -26,6 +28,7 @@ import { settingsRoutes } from './modules/settings/routes.ts';
 import { simulatorRoutes } from './modules/simulator/routes.ts';
 import { webhookDeliveryRoutes } from './modules/webhooks/delivery/routes.ts';
 import { webhookEndpointRoutes } from './modules/webhooks/endpoints/routes.ts';
+import { eventStreamRoutes } from './modules/webhooks/events/routes.ts';
 import type { Services } from './services.ts';
 import { checkoutRoutes } from './web/checkout/routes.ts';
 import { dashboardRoutes } from './web/dashboard-routes.ts';
@@ -40,6 +43,8 @@ export interface AppDeps {
   readinessChecks?: Array<() => Promise<string | null>>;
   /** Folder of the built dashboard (default: src/web/dashboard/dist). */
   dashboardDir?: string;
+  /** The process's Prometheus metrics: HTTP answers are timed, and GET /metrics served when SVC_METRICS_TOKEN is set. */
+  metrics?: Metrics;
 }
 
 const BODY_LIMIT = 64 * 1024;
@@ -127,6 +132,11 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
 
   await registerOpenApi(app, `${config.publicUrl}/v1`);
 
+  if (deps.metrics !== undefined) {
+    recordHttpMetrics(app, deps.metrics);
+    if (config.metrics.token !== undefined) registerMetricsRoute(app, deps.metrics, config.metrics.token);
+  }
+
   app.get('/healthz', { schema: { hide: true } }, async () => ({ status: 'ok' }));
   app.get('/readyz', { schema: { hide: true } }, async (_request, reply) => {
     const problems: string[] = [];
@@ -183,6 +193,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       await v1.register(keysRoutes(context));
       await v1.register(webhookEndpointRoutes(context));
       await v1.register(webhookDeliveryRoutes(context));
+      await v1.register(eventStreamRoutes(context));
       await v1.register(paymentsRoutes(context));
       await v1.register(simulatorRoutes(context));
       await v1.register(settingsRoutes(context));

@@ -220,3 +220,25 @@ describe('loadConfig: tron nodes', () => {
     ).toEqual(['SVC_CHAIN_TRON_RESOURCE_KEY: must be a private key of 64 hex digits']);
   });
 });
+
+describe('loadConfig: solana nodes', () => {
+  it("reads the node's WebSocket per mode, and refuses one that is not ws:// or wss:// naming the variable (URL redacted)", () => {
+    const config = loadConfig({
+      ...serverEnv,
+      SVC_CHAIN_SOLANA_RPC_URL: 'https://rpc.example/?api-key=k',
+      SVC_CHAIN_SOLANA_WS_URL: 'wss://rpc.example/?api-key=k',
+      SVC_TEST_CHAIN_SOLANA_RPC_URL: 'http://127.0.0.1:8899',
+    });
+    expect(config.solana.chains).toMatchObject([
+      { isTest: false, wsUrl: 'wss://rpc.example/?api-key=k', wsPollIntervalMs: 10_000 },
+      { isTest: true, wsUrl: undefined, pollIntervalMs: 1000 },
+    ]);
+    expect(
+      problems({
+        ...serverEnv,
+        SVC_TEST_CHAIN_SOLANA_RPC_URL: 'http://127.0.0.1:8899',
+        SVC_TEST_CHAIN_SOLANA_WS_URL: 'https://rpc.example/?api-key=secret',
+      }),
+    ).toEqual(['SVC_TEST_CHAIN_SOLANA_WS_URL: "https://rpc.example/…" is not one ws:// or wss:// URL']);
+  });
+});

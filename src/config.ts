@@ -209,6 +209,16 @@ const envSchema = z.object({
         .map((entry) => entry.trim().toLowerCase())
         .filter((entry) => entry !== ''),
     ),
+  /** Live event streams (GET /v1/events/stream) one merchant may hold open in one process, both modes together. */
+  SVC_EVENT_STREAM_MAX_PER_MERCHANT: positiveInt.max(10_000).default(5),
+  /** Milliseconds between heartbeats (SSE comments) on an idle event stream. */
+  SVC_EVENT_STREAM_HEARTBEAT_MS: positiveInt.min(100).max(300_000).default(15_000),
+  /** Bearer token that opens GET /metrics on the API's port (unset: /metrics is not served there). */
+  SVC_METRICS_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
+  /** A port of its own for GET /metrics, without a token (unset: no such listener). */
+  SVC_METRICS_PORT: z.coerce.number().int().min(0).max(65535).optional(),
+  /** Where that listener binds (default loopback: expose it to the scraper only). */
+  SVC_METRICS_HOST: z.string().min(1).default('127.0.0.1'),
   /** EVM nodes (per chain SVC_CHAIN_<NAME>_RPC_URL etc., see modules/chains/evm/settings.ts): blocks per ranged eth_getLogs. */
   SVC_EVM_LOGS_BLOCK_RANGE: positiveInt.max(100_000).default(1000),
   /** Addresses per eth_getLogs topic list; past it the token Transfer logs of a block are filtered in the program. */
@@ -299,6 +309,17 @@ const settingsSchema = envSchema.transform((values) => ({
   webhookMerchantConcurrency: values.SVC_WEBHOOK_MERCHANT_CONCURRENCY,
   webhookMaxEndpoints: values.SVC_WEBHOOK_MAX_ENDPOINTS,
   webhookBreakerFailures: values.SVC_WEBHOOK_BREAKER_FAILURES,
+  /** The live event stream: open streams per merchant per process, and the heartbeat of an idle one. */
+  eventStream: {
+    maxPerMerchant: values.SVC_EVENT_STREAM_MAX_PER_MERCHANT,
+    heartbeatMs: values.SVC_EVENT_STREAM_HEARTBEAT_MS,
+  },
+  /** Prometheus metrics: on the API's port behind a bearer token, and/or on a listener of their own. */
+  metrics: {
+    token: values.SVC_METRICS_TOKEN,
+    port: values.SVC_METRICS_PORT,
+    host: values.SVC_METRICS_HOST,
+  },
   /** Operators by email or `@domain`, lower case (SVC_OPERATOR_EMAILS); the first account is one regardless. */
   operatorEmails: values.SVC_OPERATOR_EMAILS,
   /** Test mode: block interval of the simulated chains (SVC_SIM_BLOCK_MS). */

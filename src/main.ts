@@ -16,13 +16,22 @@ import type { EngineThread } from './db/engine-thread.ts';
 const roles = ['serve', 'api', 'worker', 'migrate', 'invite', 'reset-password'] as const;
 type Role = (typeof roles)[number];
 
+/** Developer commands: clients of a running svc (src/cli), loaded only when one is asked for. */
+const developerCommands = ['login', 'listen', 'trigger', 'payments'];
+
 const usage = `Usage: svc <role>
   serve    HTTP API and every background worker (default; the only sensible role on the embedded database)
   api      HTTP API only
   worker   background workers only
   migrate  apply database migrations and exit
   invite   print a one-time sign-up invite (SVC_SIGNUP=invite)
-  reset-password EMAIL   print a one-time password-reset link for that account`;
+  reset-password EMAIL   print a one-time password-reset link for that account
+
+       svc <command> [--json] (svc <command> --help for its options)
+  login    check an API key and save it for the commands below
+  listen   forward live events, signed, to a local URL (--forward-to http://localhost:3000/webhooks)
+  trigger  make a test payment produce an event (svc trigger payment.confirmed)
+  payments create | list | get`;
 
 /** The embedded data directory, read from the environment exactly as loadConfig reads it; undefined with a server. */
 function embeddedDir(env: NodeJS.ProcessEnv): string | undefined {
@@ -54,6 +63,11 @@ async function main(argv: string[]): Promise<void> {
   const roleArg = argv[0] ?? 'serve';
   if (roleArg === '--help' || roleArg === '-h') {
     process.stdout.write(`${usage}\n`);
+    return;
+  }
+  if (developerCommands.includes(roleArg)) {
+    const { runDeveloperCommand } = await import('./cli/main.ts');
+    await runDeveloperCommand(argv, usage);
     return;
   }
   if (!(roles as readonly string[]).includes(roleArg)) {

@@ -3,7 +3,9 @@ import { buildApp } from './app.ts';
 import type { Config } from './config.ts';
 import type { EmbeddedClient } from './db/engine-thread.ts';
 import { openMigratingDatabase } from './db/migrate.ts';
+import { startMetricsListener } from './http/metrics.ts';
 import { systemClock } from './lib/clock.ts';
+import { createMetrics } from './metrics.ts';
 import { buildServices } from './services.ts';
 import { backgroundWorkers } from './workers.ts';
 
@@ -26,6 +28,7 @@ export async function runProgram({ role, config, logger, engine }: ProgramOption
 
   const clock = systemClock;
   const services = buildServices({ config, database, clock, logger });
+  const metrics = createMetrics(services);
   const stopApi: Array<() => Promise<void>> = [];
   const stopWorkers: Array<() => Promise<void>> = [];
   const readinessChecks: Array<() => Promise<string | null>> = [];
@@ -38,7 +41,7 @@ export async function runProgram({ role, config, logger, engine }: ProgramOption
   // engine's one connection. Readiness waits for both.
   const app =
     role === 'serve' || role === 'api'
-      ? await buildApp({ config, database, services, logger, readinessChecks })
+      ? await buildApp({ config, database, services, logger, readinessChecks, metrics })
       : undefined;
   await migrated;
   if (app !== undefined) {
@@ -46,9 +49,21 @@ export async function runProgram({ role, config, logger, engine }: ProgramOption
     logger.info({ url: config.publicUrl, docs: `${config.publicUrl}/docs` }, `svc ${role} listening`);
     stopApi.push(() => app.close());
   }
+  if (config.metrics.port !== undefined) {
+    const listener = await startMetricsListener(metrics, config.metrics.host, config.metrics.port);
+    logger.info({ url: `http://${config.metrics.host}:${config.metrics.port}/metrics` }, 'metrics listening');
+    stopApi.push(
+      () =>
+        new Promise<void>((resolve) => {
+          listener.close(() => resolve());
+          // A scraper keeps its connection open between scrapes.
+          listener.closeAllConnections();
+        }),
+    );
+  }
 
   if (withWorkers) {
-    for (const worker of backgroundWorkers({ config, database, clock, services, logger })) {
+    for (const worker of backgroundWorkers({ config, database, clock, services, logger, metrics })) {
       await worker.start();
       readinessChecks.push(() => worker.readiness());
       stopWorkers.push(() => worker.stop());

@@ -13,6 +13,7 @@ import { createDerivationThread } from './modules/chains/derivation-thread.ts';
 import { createChainAdapters, testAddressSpelling } from './modules/chains/families.ts';
 import { depositLedger } from './modules/chains/ledger.ts';
 import { createChainStatus } from './modules/chains/readiness.ts';
+import { createSweepCosts } from './modules/chains/sweep-costs.ts';
 import { createKeysRepo } from './modules/keys/repo.ts';
 import { createKeysService } from './modules/keys/service.ts';
 import { createPaymentLinksRepo } from './modules/payment-links/repo.ts';
@@ -31,6 +32,8 @@ import {
 } from './modules/webhooks/endpoints/service.ts';
 import { eventsRepo } from './modules/webhooks/events/repo.ts';
 import { createEventsService } from './modules/webhooks/events/service.ts';
+import { createEventStreams } from './modules/webhooks/events/stream.ts';
+import { streamRepo } from './modules/webhooks/events/stream-repo.ts';
 import { createConfiguredSsrfGuard } from './modules/webhooks/ssrf.ts';
 
 export interface ServiceDeps {
@@ -86,6 +89,13 @@ export function buildServices({
     maxEndpoints: config.webhookMaxEndpoints,
   });
   const events = createEventsService({ db, repo: eventsRepo, clock, endpoints: webhookEndpoints });
+  const eventStreams = createEventStreams({
+    database,
+    repo: streamRepo,
+    maxPerMerchant: config.eventStream.maxPerMerchant,
+    heartbeatMs: config.eventStream.heartbeatMs,
+    logger: logger?.child({ worker: 'event-stream' }),
+  });
   const settings = createSettingsService({ db, repo: createSettingsRepo(db), clock, events, accounts });
   const seeds = { testMnemonic: config.testMnemonic, liveMnemonic: config.liveMnemonic };
   // Test-mode addresses of a chain whose test node is regtest are spelled bcrt1…/rltc1…: both derivations agree on it.
@@ -143,11 +153,18 @@ export function buildServices({
     settings,
     hasSeed: (isTest) => deriver.hasSeed(isTest),
   });
+  const sweepCosts = createSweepCosts({
+    db,
+    clock,
+    // A chain and mode served by the simulator moves nothing real: its sweeps cost nothing to count.
+    real: (chain, isTest) => chainAdapters.get(chain, isTest)?.simulated !== true,
+  });
   return {
     accounts,
     keys,
     webhookEndpoints,
     events,
+    eventStreams,
     payments,
     settings,
     simulator,
@@ -156,6 +173,7 @@ export function buildServices({
     ssrfGuard,
     operators,
     chainAdapters,
+    sweepCosts,
     /** The thread deposit addresses are derived on (SVC_DERIVATION_THREAD), if any; it starts on first use. */
     derivation,
   };

@@ -2,9 +2,12 @@ import type { Logger } from 'pino';
 import type { Config } from './config.ts';
 import type { Database } from './db/client.ts';
 import type { Clock } from './lib/clock.ts';
+import type { Metrics } from './metrics.ts';
 import { createSettlementJobs } from './modules/chains/jobs.ts';
 import { createRetentionJob } from './modules/retention/jobs.ts';
 import { createConfiguredDeliveryWorker } from './modules/webhooks/delivery/worker.ts';
+import { streamRepo } from './modules/webhooks/events/stream-repo.ts';
+import { createStreamSequencer } from './modules/webhooks/events/stream-sequencer.ts';
 import type { Services } from './services.ts';
 
 /** A background worker as the program runs it: started after the API listens, stopped last-started-first. */
@@ -24,6 +27,8 @@ export interface WorkerDeps {
   clock: Clock;
   services: Services;
   logger: Logger;
+  /** The process's metrics, fed by the workers (deliveries, sequenced events, chain rounds, sweeps). */
+  metrics?: Metrics | undefined;
 }
 
 /** Every background worker that the `serve` and `worker` roles start, in start order: the one list of them. */
@@ -33,6 +38,7 @@ export function backgroundWorkers({
   clock,
   services,
   logger,
+  metrics,
 }: WorkerDeps): BackgroundWorker[] {
   const delivery = createConfiguredDeliveryWorker({
     config,
@@ -43,6 +49,7 @@ export function backgroundWorkers({
     operatorIds: services.operators.ids,
     events: services.events,
     logger: logger.child({ worker: 'webhooks' }),
+    ...(metrics === undefined ? {} : { onAttempt: metrics.onAttempt }),
   });
   const settlement = createSettlementJobs({
     database,
@@ -53,6 +60,7 @@ export function backgroundWorkers({
     simBlockMs: config.simBlockMs,
     lateWatchDays: config.lateWatchDays,
     logger: logger.child({ worker: 'settlement' }),
+    observer: metrics?.settlement,
   });
   const retention = createRetentionJob({
     clock,
@@ -71,7 +79,20 @@ export function backgroundWorkers({
       { name: 'events', keepMs: config.retentionMs.events, purge: services.events.purgeEvents },
     ],
   });
+  const sequencer = createStreamSequencer({
+    database,
+    repo: streamRepo,
+    logger: logger.child({ worker: 'event-stream' }),
+    ...(metrics === undefined ? {} : { onSequenced: metrics.onSequenced }),
+  });
   return [
+    {
+      name: 'event-stream',
+      started: 'event stream sequencer started: committed events get their stream positions',
+      start: () => sequencer.start(),
+      stop: () => sequencer.stop(),
+      readiness: () => sequencer.readiness(),
+    },
     {
       name: 'webhooks',
       started: 'webhook delivery worker started',

@@ -24,6 +24,7 @@ import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { freePort } from './support/net.ts';
+import { spawnCollecting } from './support/program.ts';
 
 interface BundleModule {
   root: string;
@@ -307,6 +308,29 @@ describe('the bundled program', () => {
       expect(received.headers['x-service-signature']).toBe(`sha256=${expected}`);
       expect(server.output()).toContain('derivation thread ready');
       expect(server.output()).not.toMatch(/through tsx|derivation thread unusable/);
+      // The developer commands come from the bundle too (with the SDK they use), against the bundled server.
+      const cli = spawnCollecting(
+        process.execPath,
+        [
+          join(installed, 'bin', 'svc.mjs'),
+          'payments',
+          'list',
+          '--json',
+          '--url',
+          server.base,
+          '--api-key',
+          test.full_key,
+        ],
+        { cwd: installed, env: { PATH: process.env.PATH, HOME: installed } },
+      );
+      running.add(cli.child);
+      cli.child.stdin?.end();
+      const listed = await cli.done();
+      expect(listed.code, listed.stderr).toBe(0);
+      expect((JSON.parse(listed.stdout) as Array<{ payment_id: string }>).map((p) => p.payment_id)).toEqual([
+        created.payment_id,
+      ]);
+      expect(listed.stderr).not.toMatch(/through tsx/);
     } finally {
       await server.stop();
     }

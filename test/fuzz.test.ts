@@ -64,6 +64,8 @@ interface Operation {
   parameters: Parameter[];
   body: Schema | undefined;
   security: Array<Record<string, string[]>> | undefined;
+  /** Answers a stream (Server-Sent Events) that stays open until the client goes. */
+  streams: boolean;
 }
 
 const nasty: Json[] = [
@@ -291,11 +293,37 @@ beforeAll(async () => {
         parameters: (op.parameters as Parameter[] | undefined) ?? [],
         body: content?.['application/json']?.schema,
         security: op.security as Operation['security'],
+        streams:
+          (op.responses as Record<string, { content?: Record<string, unknown> }> | undefined)?.['200']
+            ?.content?.['text/event-stream'] !== undefined,
       });
     }
   }
 });
 afterAll(() => t?.close());
+
+type InjectRequest = { method: 'GET'; url: string; headers: Record<string, string>; payload?: string };
+
+async function injectWhole(request: InjectRequest): Promise<Answer> {
+  const response = await t.app.inject(request);
+  return { status: response.statusCode, headers: response.headers, body: response.body };
+}
+
+/**
+ * A route that answers a stream: the answer is taken once its head is written. An open stream is checked by its head
+ * and then closed as a client going away would; anything else is read to its end.
+ */
+async function injectStream(request: InjectRequest): Promise<Answer> {
+  const response = await t.app.inject({ ...request, payloadAsStream: true });
+  const head = { status: response.statusCode, headers: response.headers };
+  if (String(response.headers['content-type'] ?? '').startsWith('text/event-stream')) {
+    response.raw.res.destroy();
+    return { ...head, body: '' };
+  }
+  const chunks: Buffer[] = [];
+  for await (const chunk of response.stream()) chunks.push(chunk as Buffer);
+  return { ...head, body: Buffer.concat(chunks).toString('utf8') };
+}
 
 describe('fuzzing the API from its OpenAPI document', () => {
   it(`answers ${COUNT} broken requests without a 5xx and always in the error shape`, {
@@ -416,13 +444,13 @@ describe('fuzzing the API from its OpenAPI document', () => {
       }
       if (method === 'GET' || method === 'HEAD') payload = undefined;
 
-      const response = await t.app.inject({
+      const request = {
         method: method as 'GET',
         url,
         headers,
         ...(payload === undefined ? {} : { payload }),
-      });
-      const answer = { status: response.statusCode, headers: response.headers, body: response.body };
+      };
+      const answer = op.streams ? await injectStream(request) : await injectWhole(request);
       const wrong = problem(method, answer, url);
       if (wrong !== null) {
         const key = `${op.method} ${op.path}: ${wrong.slice(0, 60)}`;

@@ -152,6 +152,15 @@ describe('layout rules (npm run lint)', () => {
     ).toEqual(['no-orphans', 'web-reaches-no-repo-or-db']);
   });
 
+  it('fail when a developer command reaches past the public API into the program', () => {
+    expect(
+      rulesBroken({
+        'src/db/client.ts': 'export const db = 1;',
+        'src/cli/listen.ts': "import { db } from '../db/client.ts';\nexport const l = db;",
+      }),
+    ).toEqual(['cli-is-a-client']);
+  });
+
   it('fail when the program needs a devDependency', () => {
     expect(
       rulesBroken({ 'src/lib/x.ts': "import devOnly from 'dev-only';\nexport const x = devOnly;" }),

@@ -2,7 +2,6 @@ import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { ed25519 } from '@noble/curves/ed25519.js';
 import { base58 } from '@scure/base';
-import { generateKeyPairSigner } from '@solana/kit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAddressDeriver } from '../src/modules/chains/derivation.ts';
 import { strongPassword, testMnemonic, uniqueEmail } from './support/harness.ts';
@@ -17,6 +16,7 @@ import {
   mintTo,
   newWallet,
   send,
+  solanaMerchant,
   solTransfer,
   TEST_USDC_MINT,
   type TestWallet,
@@ -33,8 +33,8 @@ import { createIsolatedDatabase, waitFor } from './support/webhooks.ts';
  * SVC_CHAIN_SOLANA_GENESIS_HASH lets it stand in for mainnet; USDC is installed at its mainnet mint. Checked through
  * the API and on the SVM's accounts: SOL and USDC payments (to an existing token account, and one whose transaction
  * creates it), underpaid then topped up, overpaid, a failed transaction not credited, two payments in one transaction,
- * expiry and late funds, SOL and token sweeps with balances and rent, a sweep that expired unseen signed again, and
- * the RPC gone mid-scan.
+ * expiry and late funds, SOL and token sweeps with balances and rent, a sweep that expired unseen signed again, the
+ * RPC gone mid-scan, and a fork abandoning a confirmed block. The node's WebSocket is test/solana-ws.test.ts.
  */
 
 const LIVE_MNEMONIC = 'legal winner thank year wave sausage worth useful legal winner thank yellow';
@@ -142,25 +142,7 @@ describe('live Solana payments through the running program against LiteSVM', { t
   const api = keyedApi(() => base);
 
   /** A merchant with a live key and a fresh live payout wallet (an account that does not exist yet). */
-  async function merchant(): Promise<{ key: string; payout: string }> {
-    const signup = await fetch(`${base}/v1/auth/signup`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ email: uniqueEmail(), password: strongPassword }),
-    });
-    const { token } = (await signup.json()) as { token: string };
-    const pair = (await (
-      await fetch(`${base}/v1/keypairs`, { method: 'POST', headers: { authorization: `Bearer ${token}` } })
-    ).json()) as { live: { full_key: string } };
-    const payout = (await generateKeyPairSigner()).address;
-    const wallets = await fetch(`${base}/v1/settings/payout-wallets?is_test=false`, {
-      method: 'PUT',
-      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ solana: payout }),
-    });
-    if (wallets.status !== 200) throw new Error(`payout wallets: ${wallets.status} ${await wallets.text()}`);
-    return { key: pair.live.full_key, payout };
-  }
+  const merchant = () => solanaMerchant(base);
 
   const create = (key: string, amount: string, asset: 'SOL' | 'USDC', expiresIn?: number) =>
     api<Payment>('POST', '/payments', key, {
@@ -375,6 +357,51 @@ describe('live Solana payments through the running program against LiteSVM', { t
     await waitFor('ready again', async () => (await fetch(`${base}/readyz`)).status === 200, 10_000);
   });
 
+  it('a fork abandons the block of two payments before it is finalized: walked back, pending again; one transaction lands again and is counted once, the other is never credited', async () => {
+    const m = await merchant();
+    const dropped = await create(m.key, '0.4', 'SOL');
+    const relanded = await create(m.key, '0.6', 'SOL');
+    const [payerA, payerB] = [await newWallet(node, 5n), await newWallet(node, 5n)];
+    let a: { signature: string };
+    let b: { signature: string };
+    // Slots only when the test makes them: the fork must come before the payments' block is finalized.
+    node.hold(true);
+    try {
+      a = await send(node, payerA.signer, [solTransfer(payerA.signer, dropped.address, 4n * 10n ** 8n)]);
+      b = await send(node, payerB.signer, [solTransfer(payerB.signer, relanded.address, 6n * 10n ** 8n)]);
+      node.tick();
+      for (const p of [dropped, relanded]) {
+        const seen = await until(m.key, p.payment_id, 'confirming', (x) => x.status === 'confirming');
+        expect(seen.deposits).toMatchObject([{ state: 'seen' }]);
+      }
+      node.tick();
+      // Their block and the one on top are abandoned for another fork, in which b's transaction lands again.
+      node.fork(2, { reland: [b.signature] });
+      node.ticks(3);
+      const back = await until(m.key, dropped.payment_id, 'pending again', (x) => x.status === 'pending');
+      expect(back.deposits).toMatchObject([{ tx_hash: a.signature, state: 'reverted' }]);
+      expect(back.received_amount_native).toBe('0');
+    } finally {
+      node.hold(false);
+    }
+    const done = await until(m.key, relanded.payment_id, 'completed', (x) => x.status === 'completed');
+    expect(done.deposits).toEqual([
+      expect.objectContaining({ tx_hash: b.signature, state: 'final', amount_native: '0.6' }),
+    ]);
+    expect(done.received_amount_native).toBe('0.6');
+    expect(types(done).filter((type) => type === 'payment.confirmed')).toHaveLength(1);
+    // The dropped one stays uncredited once the new fork is finalized well past it (and scanned: b completed there).
+    const forkedAt = node.confirmedSlot();
+    await waitFor('the new fork finalized', () => node.finalizedSlot() > forkedAt, 10_000);
+    await until(m.key, relanded.payment_id, 'swept', (x) => x.forwarded_at !== null, 30_000);
+    const never = await get(m.key, dropped.payment_id);
+    expect(never.status).toBe('pending');
+    expect(never.deposits).toMatchObject([{ tx_hash: a.signature, state: 'reverted' }]);
+    expect(types(never)).not.toContain('payment.confirmed');
+    expect(balance(node, dropped.address)).toBe(0n);
+    expect(balance(node, m.payout)).toBe(6n * 10n ** 8n);
+  });
+
   it('expiry and late funds: the expired payment records late funds, keeps its status, and is swept', async () => {
     const { key, payment } = expiring;
     const expired = await until(key, payment.payment_id, 'expired', (x) => x.status === 'expired', 70_000);
@@ -393,23 +420,7 @@ describe('live Solana payments through the running program against LiteSVM', { t
   });
 
   it('test mode on a real test cluster: a test key pays on the RPC, not on the simulator; swept by the derived fee payer', async () => {
-    const signup = await fetch(`${base}/v1/auth/signup`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ email: uniqueEmail(), password: strongPassword }),
-    });
-    const { token } = (await signup.json()) as { token: string };
-    const pair = (await (
-      await fetch(`${base}/v1/keypairs`, { method: 'POST', headers: { authorization: `Bearer ${token}` } })
-    ).json()) as { test: { full_key: string } };
-    const testKey = pair.test.full_key;
-    const payout = (await generateKeyPairSigner()).address;
-    const wallets = await fetch(`${base}/v1/settings/payout-wallets?is_test=true`, {
-      method: 'PUT',
-      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ solana: payout }),
-    });
-    expect(wallets.status).toBe(200);
+    const { key: testKey, payout } = await solanaMerchant(base, 'test');
     const p = await api<Payment & { deposits: Array<{ simulated: boolean }> }>('POST', '/payments', testKey, {
       chain: 'solana',
       amount: '2.5',

@@ -1,5 +1,6 @@
 import type { ChildProcess } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { fromBaseUnits } from '../src/lib/money.ts';
 import { strongPassword, testMnemonic, uniqueEmail } from './support/harness.ts';
 import { freePort } from './support/net.ts';
 import { startServe, stopProgram } from './support/program.ts';
@@ -13,8 +14,9 @@ import { createIsolatedDatabase, waitFor } from './support/webhooks.ts';
  * deposit addresses the API hands out; checked through the API: TRX and USDT payments confirming at the head and
  * completed once solidified, swept to the payout wallet (USDT with energy delegated from the resource wallet, no TRX
  * burnt for it); underpaid then topped up; overpaid; a reverted USDT transfer never credited; a fork walked back; the
- * node gone mid-scan
- * and back; a sweep the node lost, re-sent as is until it expired and only then signed again (once).
+ * node gone mid-scan and back; a sweep the node lost, re-sent as is until it expired and only then signed again
+ * (once); an undelegation the node lost, signed again so the stake comes back before the sweep is final. Operators see
+ * what the sweeps cost and the resource wallet's stake.
  */
 
 const LIVE_MNEMONIC = 'legal winner thank year wave sausage worth useful legal winner thank yellow';
@@ -41,6 +43,8 @@ describe('live Tron payments through the running program against the fake Tron n
   let drop: () => Promise<void> = async () => {};
   let producer: ReturnType<typeof setInterval> | undefined;
   let key = '';
+  /** The first account's dashboard session: an operator of the instance. */
+  let session = '';
   const payer = testKey('e2e-payer');
   const payout = testKey('e2e-payout');
   const resource = testKey('e2e-resource');
@@ -80,7 +84,7 @@ describe('live Tron payments through the running program against the fake Tron n
     });
     program = served.process;
     output = served.output;
-    key = await merchant();
+    ({ key, session } = await merchant());
   }, 120_000);
 
   afterAll(async () => {
@@ -101,7 +105,7 @@ describe('live Tron payments through the running program against the fake Tron n
     return JSON.parse(text) as T;
   }
 
-  async function merchant(): Promise<string> {
+  async function merchant(): Promise<{ key: string; session: string }> {
     const signup = await fetch(`${base}/v1/auth/signup`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
@@ -117,7 +121,34 @@ describe('live Tron payments through the running program against the fake Tron n
       body: JSON.stringify({ tron: payout.address }),
     });
     if (wallets.status !== 200) throw new Error(`payout wallets: ${wallets.status} ${await wallets.text()}`);
-    return pair.live.full_key;
+    return { key: pair.live.full_key, session: token };
+  }
+
+  /** A GET of an operator's view, with the first account's dashboard session. */
+  async function operatorView<T>(path: string): Promise<T> {
+    const response = await fetch(`${base}/v1${path}`, { headers: { authorization: `Bearer ${session}` } });
+    const text = await response.text();
+    if (response.status !== 200) throw new Error(`GET ${path}: ${response.status} ${text}`);
+    return JSON.parse(text) as T;
+  }
+
+  /** What the node charged for the transactions svc sent it (the sweeps), from their transaction infos. */
+  async function chargedForSweeps() {
+    let fee = 0n;
+    let energyUsed = 0n;
+    let energyDelegated = 0n;
+    for (const txid of new Set(node.broadcasts().map((sent) => sent.txid))) {
+      const info = (await (
+        await fetch(`${node.url}/wallet/gettransactioninfobyid`, {
+          method: 'POST',
+          body: JSON.stringify({ value: txid }),
+        })
+      ).json()) as { fee?: number; receipt?: { energy_usage?: number; energy_usage_total?: number } };
+      fee += BigInt(info.fee ?? 0);
+      energyUsed += BigInt(info.receipt?.energy_usage_total ?? 0);
+      energyDelegated += BigInt(info.receipt?.energy_usage ?? 0);
+    }
+    return { fee, energyUsed, energyDelegated };
   }
 
   const create = (amount: string, currency: 'TRX' | 'USDT') =>
@@ -176,6 +207,43 @@ describe('live Tron payments through the running program against the fake Tron n
     expect(node.account(p.address)?.balance).toBe(1n);
     expect((await get(p.payment_id)).deposits).toHaveLength(1);
     expect(node.account(p.address)?.delegatedInEnergy).toBe(0n);
+
+    // What operators see: the sweeps so far (this one and the TRX sweep before it) cost exactly what the node charged
+    // for their transactions; this one's 64,285 energy (the payout holds USDT) was all lent, none burnt.
+    const charged = await chargedForSweeps();
+    expect(charged.energyDelegated).toBe(64_285n);
+    const costs = await operatorView<{ data: unknown[] }>('/operator/sweep-costs');
+    expect(costs.data).toEqual([
+      {
+        chain: 'tron',
+        is_test: false,
+        asset: 'TRX',
+        sweeps: 2,
+        fee_native: fromBaseUnits(charged.fee, 6),
+        energy_used: charged.energyUsed.toString(),
+        energy_delegated: '64285',
+      },
+    ]);
+    // The resource wallet's stake: 40,000 TRX for energy, nothing lent once the sweep gave it back; at 10 energy a TRX
+    // it gives 400,000 energy, 5 sweeps of 7,072 TRX (64,285 energy and 10%) each.
+    const wallets = await operatorView<{ data: Array<Record<string, unknown>> }>('/operator/fee-wallets');
+    expect(wallets.data).toEqual([
+      expect.objectContaining({
+        chain: 'tron',
+        is_test: false,
+        address: resource.address,
+        stake: {
+          energy_staked_native: '40000',
+          energy_lent_native: '0',
+          bandwidth_staked_native: '0',
+          bandwidth_lent_native: '0',
+          energy_available: '400000',
+          energy_per_sweep: '64285',
+          sweeps_covered: 5,
+          short: false,
+        },
+      }),
+    ]);
   });
 
   it('underpaid, then topped up; overpaid; a reverted transfer never credited', async () => {
@@ -272,5 +340,39 @@ describe('live Tron payments through the running program against the fake Tron n
     };
     expect(landed.raw_data.contract[0]?.parameter.value.amount).toBe(2_000_000);
     expect(node.account(p.address)?.balance).toBe(0n);
+  }, 90_000);
+
+  it('an undelegation the node loses: signed again once it provably cannot land; the sweep is final only with the stake back', async () => {
+    const p = await create('3', 'USDT');
+    const undelegations = new Set<string>();
+    let lost: string | undefined;
+    // The node loses the sweep's first undelegation, every time it is sent, and nothing else.
+    node.setLoseBroadcasts((tx) => {
+      if (tx.raw_data.contract[0]?.type !== 'UnDelegateResourceContract') return false;
+      undelegations.add(tx.txID);
+      lost ??= tx.txID;
+      return tx.txID === lost;
+    });
+    node.sendUsdt(payer.key, p.address, 3_000_000n);
+    await until(p.payment_id, 'completed', (x) => x.status === 'completed');
+    await waitFor('the USDT swept', () => node.account(p.address)?.usdt === 0n, 30_000);
+    // The stake stays lent while its undelegation is lost, and the sweep is not final meanwhile.
+    await waitFor('the undelegation sent', () => lost, 10_000);
+    expect(node.account(p.address)?.delegatedInEnergy).toBeGreaterThan(0n);
+    expect((await get(p.payment_id)).forwarded_at).toBeNull();
+    // Once the solidified block is past its expiry, one new undelegation is signed; it lands, and only then is the
+    // sweep final, with the stake back.
+    const swept = await until(p.payment_id, 'forwarded', (x) => x.forwarded_at !== null, 60_000);
+    node.setLoseBroadcasts(false);
+    expect(node.account(p.address)?.delegatedInEnergy).toBe(0n);
+    expect(undelegations.size).toBe(2);
+    // The payment's sweep is its USDT transfer, signed once.
+    const transfers = new Set(
+      node
+        .broadcasts()
+        .filter((sent) => sent.owner === p.address)
+        .map((sent) => sent.txid),
+    );
+    expect(transfers).toEqual(new Set([swept.forward_tx_hash]));
   }, 90_000);
 });

@@ -136,7 +136,7 @@ describe('fake Tron node', () => {
     expect(await post('/walletsolidity/getblockbynum', { num: head })).toEqual({});
   });
 
-  it('charges energy: delegated first, else burnt within fee_limit, else OUT_OF_ENERGY', () => {
+  it('charges energy: delegated first, else burnt within fee_limit, else OUT_OF_ENERGY', async () => {
     const resource = testKey('resource');
     const deposit = testKey('deposit-energy');
     const payout = testKey('payout-new');
@@ -174,6 +174,25 @@ describe('fake Tron node', () => {
     );
     expect(node.broadcast(delegate)).toMatchObject({ result: true });
     node.produceBlocks(1);
+    // As java-tron: the lent stake leaves frozenV2 for delegated_frozenV2_balance_for_energy, and the delegation reads
+    // back from getdelegatedresourcev2 in its documented fields.
+    expect(await post('/wallet/getaccount', { address: resource.hex })).toMatchObject({
+      frozenV2: [{}, { type: 'ENERGY', amount: 6_900_000_000 }, { type: 'TRON_POWER' }],
+      account_resource: { delegated_frozenV2_balance_for_energy: 13_100_000_000 },
+    });
+    expect(
+      await post('/wallet/getdelegatedresourcev2', {
+        fromAddress: resource.hex,
+        toAddress: hexAddress(deposit.address),
+      }),
+    ).toEqual({
+      delegatedResource: [
+        { from: resource.hex, to: hexAddress(deposit.address), frozen_balance_for_energy: 13_100_000_000 },
+      ],
+    });
+    expect(
+      await post('/wallet/getdelegatedresourcev2', { fromAddress: resource.hex, toAddress: payout.hex }),
+    ).toEqual({});
     const before = node.burnt();
     node.sendUsdt(deposit.key, payout.address, 10_000_000n, { feeLimit: 1 });
     node.produceBlocks(1);

@@ -49,8 +49,13 @@ beforeAll(async () => {
       SVC_WEBHOOK_ENDPOINT_CONCURRENCY: '4',
     },
   });
-  worker = createConfiguredDeliveryWorker({
-    config: t.config,
+  worker = newWorker();
+  await worker.start();
+});
+
+function newWorker(config = t.config, pollIntervalMs = 50): DeliveryWorker {
+  return createConfiguredDeliveryWorker({
+    config,
     database: t.database,
     clock: systemClock,
     signingSecrets: t.services.webhookEndpoints.signingSecrets,
@@ -59,10 +64,9 @@ beforeAll(async () => {
     guard: { ...t.services.ssrfGuard, isPrivateHost: () => false },
     operatorIds: t.services.operators.ids,
     events: t.services.events,
-    pollIntervalMs: 50,
+    pollIntervalMs,
   });
-  await worker.start();
-});
+}
 
 afterAll(async () => {
   await worker?.stop();
@@ -385,16 +389,7 @@ describe('webhook delivery', () => {
   it('sends one merchant’s backlog past its per-merchant cap at once, not one capful per poll', async () => {
     // The program's worker polls every second; this one never polls, so only its own wake-ups can move the backlog.
     await worker.stop();
-    const capped = createConfiguredDeliveryWorker({
-      config: { ...t.config, webhookMerchantConcurrency: 3 },
-      database: t.database,
-      clock: systemClock,
-      signingSecrets: t.services.webhookEndpoints.signingSecrets,
-      guard: { ...t.services.ssrfGuard, isPrivateHost: () => false },
-      operatorIds: t.services.operators.ids,
-      events: t.services.events,
-      pollIntervalMs: 600_000,
-    });
+    const capped = newWorker({ ...t.config, webhookMerchantConcurrency: 3 }, 600_000);
     try {
       const busy = await createMerchant(t.app);
       const target = await receiver();
@@ -405,6 +400,8 @@ describe('webhook delivery', () => {
       expect(target.maxOpen).toBeLessThanOrEqual(3);
     } finally {
       await capped.stop();
+      // A stopped worker has closed its sender: the tests after this one get a new one.
+      worker = newWorker();
       await worker.start();
     }
   });

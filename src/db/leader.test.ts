@@ -39,6 +39,29 @@ describe('leader election', () => {
     },
   );
 
+  it.runIf(process.env.DATABASE_URL)(
+    'every chain asking at once: each job elected, one statement at a time on the one connection',
+    async () => {
+      const warnings: string[] = [];
+      const onWarning = (warning: Error) => warnings.push(warning.message);
+      process.on('warning', onWarning);
+      const elector = createLeaderElector(first);
+      try {
+        const jobs = Array.from(
+          { length: 12 },
+          (_, n) => `settlement:many:${randomBytes(4).toString('hex')}:${n}`,
+        );
+        expect(await Promise.all(jobs.map((job) => elector.lead(job)))).toEqual(jobs.map(() => true));
+        expect(await Promise.all(jobs.map((job) => elector.lead(job)))).toEqual(jobs.map(() => true));
+        await new Promise((resolve) => setImmediate(resolve));
+        expect(warnings.filter((message) => message.includes('already executing a query'))).toEqual([]);
+      } finally {
+        process.off('warning', onWarning);
+        await elector.close();
+      }
+    },
+  );
+
   it.skipIf(process.env.DATABASE_URL)('on the embedded database the one process always leads', async () => {
     const a = createLeaderElector(first);
     expect(await a.lead('settlement:ethereum:test')).toBe(true);

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import pg from 'pg';
+import type pg from 'pg';
 import type { Logger } from 'pino';
 import type { Database } from './client.ts';
 
@@ -24,15 +24,27 @@ function lockKey(name: string): number {
 }
 
 export function createLeaderElector(database: Database, logger?: Logger): LeaderElector {
-  const pool = database.pool;
+  const { pool } = database;
   if (pool === undefined) {
     return { lead: async () => true, close: async () => {} };
   }
-  const options = pool.options;
+  const serverPool: pg.Pool = pool;
   let client: pg.Client | null = null;
   let connecting: Promise<pg.Client> | null = null;
   let lastBeat = 0;
   const held = new Set<string>();
+  // Every chain's loop asks at its own pace; their statements take turns on the one connection (pg 9 refuses a query
+  // sent while another is running on the same client).
+  let turn: Promise<unknown> = Promise.resolve();
+  function query<Row extends pg.QueryResultRow>(
+    conn: pg.Client,
+    text: string,
+    values?: unknown[],
+  ): Promise<pg.QueryResult<Row>> {
+    const result = turn.then(() => conn.query<Row>(text, values));
+    turn = result.catch(() => {});
+    return result;
+  }
 
   function lost(reason: unknown): void {
     if (held.size > 0)
@@ -46,7 +58,8 @@ export function createLeaderElector(database: Database, logger?: Logger): Leader
   async function connection(): Promise<pg.Client> {
     if (client !== null) return client;
     connecting ??= (async () => {
-      const next = new pg.Client(options);
+      const { dedicatedConnection } = await import('./server.ts');
+      const next = dedicatedConnection(serverPool);
       next.on('error', (error) => lost(error));
       await next.connect();
       client = next;
@@ -64,12 +77,12 @@ export function createLeaderElector(database: Database, logger?: Logger): Leader
         const conn = await connection();
         if (held.has(name)) {
           if (Date.now() - lastBeat >= HEARTBEAT_MS) {
-            await conn.query('select 1');
+            await query(conn, 'select 1');
             lastBeat = Date.now();
           }
           return held.has(name);
         }
-        const result = await conn.query<{ ok: boolean }>('select pg_try_advisory_lock($1, $2) as ok', [
+        const result = await query<{ ok: boolean }>(conn, 'select pg_try_advisory_lock($1, $2) as ok', [
           NAMESPACE,
           lockKey(name),
         ]);

@@ -22,19 +22,23 @@ export async function notify(db: Db, channel: string): Promise<void> {
   await db.execute(sql`select pg_notify(${checked(channel)}, '')`);
 }
 
+/** The payload `onNotify` gets when notifications may have been missed (the connection was lost): look at everything. */
+export const MISSED_NOTIFICATIONS = '*';
+
 /**
- * Calls `onNotify` for every notification on `channel` until the returned function stops listening. On the
- * embedded engine, through its own listen; on a server, on a connection held for it, taken again a second after it
- * is lost (`onNotify` runs once it is back, so nothing sent meanwhile waits for the listener's next poll).
+ * Calls `onNotify` with the payload of every notification on `channel` until the returned function stops listening.
+ * On the embedded engine, through its own listen; on a server, on a connection held for it, taken again a second
+ * after it is lost (`onNotify` then runs once with MISSED_NOTIFICATIONS, so nothing sent meanwhile waits for the
+ * listener's next poll).
  */
 export async function listen(
   database: Database,
   channel: string,
-  onNotify: () => void,
+  onNotify: (payload: string) => void,
   logger?: Logger | undefined,
 ): Promise<() => Promise<void>> {
   const name = checked(channel);
-  if (database.embedded !== undefined) return database.embedded.listen(name, () => onNotify());
+  if (database.embedded !== undefined) return database.embedded.listen(name, (payload) => onNotify(payload));
   const pool = database.pool;
   if (pool === undefined) return async () => {};
   let client: PoolClient | undefined;
@@ -44,7 +48,7 @@ export async function listen(
     try {
       const fresh = await pool.connect();
       client = fresh;
-      fresh.on('notification', () => onNotify());
+      fresh.on('notification', (message) => onNotify(message.payload ?? ''));
       fresh.on('error', (error) => {
         logger?.warn({ err: error, channel: name }, 'LISTEN connection lost; polling until it is back');
         fresh.release(error);
@@ -52,7 +56,7 @@ export async function listen(
         if (!stopped) retry = setTimeout(() => void connect(), 1000);
       });
       await fresh.query(`listen ${name}`);
-      onNotify();
+      onNotify(MISSED_NOTIFICATIONS);
     } catch (error) {
       logger?.warn({ err: error, channel: name }, 'LISTEN failed; polling');
       if (!stopped) retry = setTimeout(() => void connect(), 1000);

@@ -41,6 +41,7 @@ export const errorStatus = {
   unsupported_media_type: 415,
   headers_too_large: 431,
   rate_limited: 429,
+  stream_limit_reached: 429,
   internal_error: 500,
   rate_unavailable: 503,
   derivation_mismatch: 503,

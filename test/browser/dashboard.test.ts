@@ -3,6 +3,7 @@ import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { type FakeTronNode, startFakeTronNode, testKey } from '../support/tron-node.ts';
 import {
   apiCall,
   type Browser,
@@ -60,13 +61,26 @@ if (!runBrowserTests) {
     let program: RunningProgram;
     let browser: Browser;
     let receiver: Awaited<ReturnType<typeof startReceiver>>;
+    /** Live Tron on the fake node, with a resource wallet whose stake is short: what operators see on Settings. */
+    let tron: FakeTronNode;
+    const resource = testKey('browser-resource');
     const email = `browser-${Date.now().toString(36)}-${randomBytes(3).toString('hex')}@example.com`;
 
     beforeAll(async () => {
       rmSync(join(screenshotDir, shots), { recursive: true, force: true });
       ensureDashboardBuilt();
       receiver = await startReceiver();
-      program = await startProgram();
+      tron = await startFakeTronNode({ wallClock: true });
+      tron.fund(resource.address, 10_000_000_000n);
+      tron.stake(resource.address, 'ENERGY', 5_000_000_000n);
+      tron.produceBlocks(25);
+      program = await startProgram({
+        SVC_MNEMONIC: 'legal winner thank year wave sausage worth useful legal winner thank yellow',
+        SVC_CHAIN_TRON_RPC_URL: tron.url,
+        SVC_CHAIN_TRON_RESOURCE_KEY: Buffer.from(resource.key).toString('hex'),
+        // The fake node makes no blocks after these: not a lagging node to /readyz.
+        SVC_CHAIN_TRON_MAX_HEAD_AGE_SECONDS: '0',
+      });
       browser = await launchBrowser(program.baseUrl);
     }, 120_000);
 
@@ -74,6 +88,7 @@ if (!runBrowserTests) {
       await browser?.close();
       await program?.stop();
       await receiver?.close();
+      await tron?.close();
     });
 
     afterEach(async (context) => {
@@ -402,6 +417,15 @@ if (!runBrowserTests) {
           underpayment_tolerance_percent: expect.stringMatching(/^0\.50*$/),
         });
       }
+      // An operator sees the instance's fee wallets: Tron's resource wallet with its stake, short for the next USDT
+      // sweep (5,000 TRX staked gives 50,000 energy; a sweep borrows 64,285), and what sweeps cost this month.
+      const stake = page.getByTestId('fee-wallets').getByTestId('resource-stake');
+      await stake.waitFor();
+      expect(await stake.textContent()).toContain('Staked for energy: 5000 TRX');
+      expect(await stake.textContent()).toContain('50,000 energy free: about 0 USDT sweeps of 64,285');
+      await page.getByText('Stake more TRX for energy').waitFor();
+      await page.getByRole('heading', { name: 'What sweeps cost' }).waitFor();
+      await page.getByText(/No sweep became final in \d{4}-\d{2}/).waitFor();
       await screenshot(page, `${shots}/20-settings`);
 
       // Live mode: the switch changes what the lists show.

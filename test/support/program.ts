@@ -96,3 +96,60 @@ export function keyedApi(
     return JSON.parse(text) as T;
   };
 }
+
+/** A child process whose output is kept as it comes. */
+export interface CollectingChild {
+  child: ChildProcess;
+  stdout(): string;
+  stderr(): string;
+  /** Resolves once it exited: its code and everything it printed. */
+  done(): Promise<{ code: number | null; stdout: string; stderr: string }>;
+}
+
+/** Spawns `command` with pipes and collects what it prints (for commands of the program run to their end). */
+export function spawnCollecting(
+  command: string,
+  args: string[],
+  options: { cwd: string; env: NodeJS.ProcessEnv },
+): CollectingChild {
+  const child = spawn(command, args, { ...options, stdio: ['pipe', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stdout?.on('data', (chunk: Buffer) => {
+    stdout += chunk.toString('utf8');
+  });
+  child.stderr?.on('data', (chunk: Buffer) => {
+    stderr += chunk.toString('utf8');
+  });
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  return {
+    child,
+    stdout: () => stdout,
+    stderr: () => stderr,
+    done: async () => ({ code: await exited, stdout, stderr }),
+  };
+}
+
+/** A merchant signed up through a running program's API, with a keypair. */
+export async function signUpMerchant(
+  base: string,
+  prefix = 'merchant',
+): Promise<{ token: string; merchantId: string; testKey: string }> {
+  const signup = await fetch(`${base}/v1/auth/signup`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({
+      email: `${prefix}-${randomBytes(6).toString('hex')}@example.com`,
+      password: 'correct horse battery staple',
+    }),
+  });
+  if (signup.status !== 201) throw new Error(`sign-up: ${signup.status} ${await signup.text()}`);
+  const session = (await signup.json()) as { token: string; merchant: { id: string } };
+  const keypair = await fetch(`${base}/v1/keypairs`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${session.token}` },
+  });
+  if (keypair.status !== 201) throw new Error(`keypair: ${keypair.status} ${await keypair.text()}`);
+  const pair = (await keypair.json()) as { test: { full_key: string } };
+  return { token: session.token, merchantId: session.merchant.id, testKey: pair.test.full_key };
+}

@@ -14,6 +14,7 @@ import {
   type Transaction,
 } from '@solana/kit';
 import { FailedTransactionMetadata, LiteSVM } from 'litesvm';
+import { startSolanaPubSub } from './solana-pubsub.ts';
 
 /**
  * A small Solana JSON-RPC server over LiteSVM (the real SVM with the System, SPL Token and Associated Token Account
@@ -28,6 +29,12 @@ import { FailedTransactionMetadata, LiteSVM } from 'litesvm';
  *   own check is off), so a signed transaction expires as on the cluster; getLatestBlockhash gives lastValidBlockHeight.
  * - Pre/post balances and token balances are read around each transaction, so getBlock's `meta` is what the cluster's
  *   would be (failed transactions pay their fee and change nothing else, `meta.err` set).
+ * - Forks: `fork(depth)` abandons the newest blocks above finalized as when the cluster confirms another fork: their
+ *   slots become skipped (getBlock answers -32007, getBlocks omits them, at every commitment), the next block's parent
+ *   is the block under them, at the same heights; their transactions are dropped (their effects undone in the SVM,
+ *   getSignatureStatuses answers null) unless named to land again in the new fork's next block.
+ * - PubSub: a WebSocket (`wsUrl`, its own port as a validator's RPC port + 1) serves `slotSubscribe`: a
+ *   `slotNotification` for each new block's slot. `websocket(false)` drops every socket and refuses new ones.
  * - Faults: `down(true)` answers every request with HTTP 503; `dropSends(n)` accepts the next n transactions sent over
  *   RPC (their signature returned) and every re-send of them without executing them, as leaders that never got them
  *   (so they expire unseen); `behind(n)` makes getHealth
@@ -51,6 +58,15 @@ interface RecordedTransaction {
   slot: number;
   err: unknown;
   json: Record<string, unknown>;
+  /** The accounts it writes as they were before it ran (absent: did not exist), to undo it when a fork drops it. */
+  before: Array<{ key: string; account: StoredAccount | null }>;
+}
+
+interface StoredAccount {
+  data: Uint8Array;
+  executable: boolean;
+  lamports: bigint;
+  programAddress: Address;
 }
 
 interface Block {
@@ -61,6 +77,8 @@ interface Block {
   previousBlockhash: string;
   blockTime: number;
   transactions: RecordedTransaction[];
+  /** When tick() made it (ms since epoch). */
+  madeAt: number;
 }
 
 export interface SolanaTestRpc {
@@ -72,12 +90,31 @@ export interface SolanaTestRpc {
   tick(): number;
   /** Ticks `count` times. */
   ticks(count: number): void;
+  /** true: the slot timer (`slotMs`) makes no slots until false again; `tick()` still does. */
+  hold(on: boolean): void;
   skipSlots(count: number): void;
   /**
    * The newest block (empty, above finalized) is replaced by another at the same slot and height with another
    * blockhash, as when the cluster confirms another fork; returns the new hash.
    */
   replaceNewestBlock(): string;
+  /**
+   * The newest `depth` blocks (all above finalized) are abandoned for another fork, as the cluster may do to blocks
+   * that were only `confirmed`: their slots become skipped, their blockhashes unknown, and the next `tick()` builds the
+   * new fork's first block on the block under them, at the first abandoned height. Their transactions are dropped and
+   * undone in the SVM, except those in `reland`, which land again (same signature, same effects) in that next block,
+   * as when the new fork's leader includes a transaction it also received. A dropped transaction cannot be sent again
+   * (LiteSVM remembers its signature). Returns the abandoned slots.
+   */
+  fork(depth: number, options?: { reland?: readonly string[] }): number[];
+  /** The time (ms since epoch) the slot holding this transaction was made, while it is in a block. */
+  landedAt(signature: string): number | undefined;
+  /** The PubSub WebSocket (slotSubscribe). */
+  wsUrl: string;
+  /** false: every WebSocket is dropped and new ones are refused (HTTP 503) until true again. */
+  websocket(on: boolean): void;
+  /** WebSocket connections accepted, and refused while `websocket(false)`, so far. */
+  wsConnections(): { accepted: number; refused: number };
   /** Submits a signed transaction as a payer's wallet would (skipPreflight: failed transactions land with meta.err). */
   submit(tx: Transaction, options?: { skipPreflight?: boolean }): { signature: string; err: unknown };
   /** The latest blockhash and its last valid block height, for payers' transactions. */
@@ -156,6 +193,7 @@ export async function startSolanaTestRpc(
   let open: RecordedTransaction[] = [];
   let skipping = 0;
   let isDown = false;
+  let held = false;
   let drops = 0;
   /** Signatures whose every send is dropped. */
   const dropped = new Set<string>();
@@ -163,6 +201,14 @@ export async function startSolanaTestRpc(
   let limited = 0;
   const counts = new Map<string, number>();
   const sent: string[] = [];
+  /** The PubSub WebSocket: slotSubscribe, a notification per new block. */
+  const pubsub = await startSolanaPubSub({
+    count: (method) => counts.set(method, (counts.get(method) ?? 0) + 1),
+  });
+
+  function notifySlot(block: Block): void {
+    pubsub.notifySlot({ slot: block.slot, parent: block.parentSlot, root: finalizedSlot() });
+  }
 
   // Genesis block at slot 0.
   const genesis: Block = {
@@ -173,6 +219,7 @@ export async function startSolanaTestRpc(
     previousBlockhash: hashOf('genesis'),
     blockTime: Math.floor(Date.now() / 1000),
     transactions: [],
+    madeAt: Date.now(),
   };
   blocks.set(0, genesis);
   slotsWithBlocks.push(0);
@@ -200,13 +247,85 @@ export async function startSolanaTestRpc(
       previousBlockhash: parent.blockhash,
       blockTime: Math.floor(Date.now() / 1000),
       transactions: open,
+      madeAt: Date.now(),
     };
     for (const tx of open) tx.slot = slot;
     open = [];
     blocks.set(slot, block);
     slotsWithBlocks.push(slot);
     blockhashHeight.set(block.blockhash, block.blockHeight);
+    notifySlot(block);
     return slot;
+  }
+
+  /** The accounts a message writes (signers first, then the others; the header counts the read-only ones). */
+  function writableKeys(
+    keys: string[],
+    header: {
+      numSignerAccounts: number;
+      numReadonlySignerAccounts: number;
+      numReadonlyNonSignerAccounts: number;
+    },
+  ): string[] {
+    return keys.filter((_key, index) =>
+      index < header.numSignerAccounts
+        ? index < header.numSignerAccounts - header.numReadonlySignerAccounts
+        : index < keys.length - header.numReadonlyNonSignerAccounts,
+    );
+  }
+
+  function stored(key: string): StoredAccount | null {
+    const account = svm.getAccount(address(key));
+    if (!account.exists) return null;
+    return {
+      data: new Uint8Array(account.data),
+      executable: account.executable,
+      lamports: BigInt(account.lamports),
+      programAddress: account.programAddress,
+    };
+  }
+
+  function restore(key: string, account: StoredAccount | null): void {
+    svm.setAccount({
+      address: address(key),
+      data: account?.data ?? new Uint8Array(),
+      executable: account?.executable ?? false,
+      // Zero lamports: the account is gone, as before it was created.
+      lamports: lamports(account?.lamports ?? 0n),
+      programAddress: account?.programAddress ?? address('11111111111111111111111111111111'),
+      space: BigInt(account?.data.length ?? 0),
+    });
+  }
+
+  function fork(depth: number, reland: ReadonlySet<string>): number[] {
+    const abandoned = slotsWithBlocks.slice(-depth);
+    if (depth < 1 || abandoned.length < depth || abandoned.some((slot) => slot <= finalizedSlot())) {
+      throw new Error(`cannot fork ${depth} blocks: only blocks above finalized can be abandoned`);
+    }
+    const dropped: RecordedTransaction[] = [];
+    const kept: RecordedTransaction[] = [];
+    for (const slot of abandoned) {
+      const block = blocks.get(slot) as Block;
+      for (const tx of block.transactions) (reland.has(tx.signature) ? kept : dropped).push(tx);
+      blocks.delete(slot);
+      blockhashHeight.delete(block.blockhash);
+    }
+    slotsWithBlocks.splice(slotsWithBlocks.length - depth, depth);
+    // Undo the dropped ones newest first; refused when a transaction that stands wrote the same account after them.
+    const standing = [...kept, ...open];
+    for (const tx of dropped.reverse()) {
+      for (const { key, account } of tx.before) {
+        if (standing.some((other) => other.before.some((entry) => entry.key === key))) {
+          throw new Error(`cannot drop ${tx.signature}: a transaction that stands also writes ${key}`);
+        }
+        restore(key, account);
+      }
+      signatures.delete(tx.signature);
+    }
+    if (reland.size > kept.length)
+      throw new Error('a transaction to land again was not in the abandoned blocks');
+    open = [...kept, ...open];
+    return abandoned;
   }
 
   function tokenBalances(keys: string[]): TokenBalance[] {
@@ -274,6 +393,7 @@ export async function startSolanaTestRpc(
     }
     const preBalances = keys.map((key) => BigInt(svm.getBalance(address(key)) ?? 0n));
     const preTokenBalances = tokenBalances(keys);
+    const before = writableKeys(keys, message.header).map((key) => ({ key, account: stored(key) }));
     const result = svm.sendTransaction(tx);
     let err: unknown = null;
     let logs: string[];
@@ -304,6 +424,7 @@ export async function startSolanaTestRpc(
       wire,
       slot: openSlot,
       err,
+      before,
       json: {
         meta: {
           err,
@@ -563,7 +684,7 @@ export async function startSolanaTestRpc(
   const timer =
     (options.slotMs ?? 0) > 0
       ? setInterval(() => {
-          tick();
+          if (!held) tick();
         }, options.slotMs)
       : undefined;
   // A few blocks so that the finalized commitment has one above genesis.
@@ -577,9 +698,23 @@ export async function startSolanaTestRpc(
     ticks(count) {
       for (let i = 0; i < count; i++) tick();
     },
+    hold(on) {
+      held = on;
+    },
     skipSlots(count) {
       skipping += count;
     },
+    fork(depth, forkOptions) {
+      return fork(depth, new Set(forkOptions?.reland ?? []));
+    },
+    landedAt(signature) {
+      const tx = signatures.get(signature);
+      const block = tx === undefined ? undefined : blocks.get(tx.slot);
+      return block?.transactions.includes(tx as RecordedTransaction) === true ? block.madeAt : undefined;
+    },
+    wsUrl: pubsub.url,
+    websocket: pubsub.accepting,
+    wsConnections: pubsub.connections,
     replaceNewestBlock() {
       const block = newest();
       if (block.transactions.length > 0 || block.slot <= finalizedSlot()) {
@@ -619,6 +754,7 @@ export async function startSolanaTestRpc(
     sent,
     async close() {
       if (timer !== undefined) clearInterval(timer);
+      await pubsub.stop();
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },

@@ -22,6 +22,7 @@ import {
   getTransferCheckedInstruction,
   TOKEN_PROGRAM_ADDRESS,
 } from '@solana-program/token';
+import { strongPassword, uniqueEmail } from './harness.ts';
 import type { SolanaTestRpc } from './solana-rpc.ts';
 
 /** A payer's wallet for tests against the LiteSVM test RPC: SOL and SPL payments built and signed with @solana/kit. */
@@ -136,4 +137,31 @@ export async function tokenBalance(node: SolanaTestRpc, owner: string, mint: str
 
 export function balance(node: SolanaTestRpc, who: string): bigint {
   return BigInt(node.svm.getBalance(address(who)) ?? 0n);
+}
+
+/**
+ * A merchant signed up on the running program at `base`, with its key of `mode` and a fresh Solana payout wallet of that
+ * mode (an account that does not exist yet on the cluster).
+ */
+export async function solanaMerchant(
+  base: string,
+  mode: 'live' | 'test' = 'live',
+): Promise<{ key: string; payout: string }> {
+  const signup = await fetch(`${base}/v1/auth/signup`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ email: uniqueEmail(), password: strongPassword }),
+  });
+  const { token } = (await signup.json()) as { token: string };
+  const pair = (await (
+    await fetch(`${base}/v1/keypairs`, { method: 'POST', headers: { authorization: `Bearer ${token}` } })
+  ).json()) as Record<'live' | 'test', { full_key: string }>;
+  const payout = (await generateKeyPairSigner()).address;
+  const wallets = await fetch(`${base}/v1/settings/payout-wallets?is_test=${mode === 'test'}`, {
+    method: 'PUT',
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ solana: payout }),
+  });
+  if (wallets.status !== 200) throw new Error(`payout wallets: ${wallets.status} ${await wallets.text()}`);
+  return { key: pair[mode].full_key, payout };
 }

@@ -29,7 +29,8 @@ import {
  *   recovered to the owner address (a wrong key is SIGERROR), the reference block on this chain (TAPOS_ERROR), the
  *   expiration against the head block's time (TRANSACTION_EXPIRATION_ERROR), duplicates, and balances.
  * - Accounts hold TRX (sun), USDT (the one TRC-20 it knows, at `usdtHex`), TRX staked for energy and bandwidth
- *   (Stake 2.0), resources delegated in and out, and what they used. A transaction pays bandwidth from staked or
+ *   (Stake 2.0; as java-tron, `frozenV2` shows what is not lent out), resources delegated in and out, and what they
+ *   used. A transaction pays bandwidth from staked or
  *   delegated bandwidth, else from the 600 free a day, else burns 1,000 sun a byte; a USDT transfer needs 64,285 energy
  *   (130,285 when the recipient holds no USDT), taken from staked and delegated energy first, the rest burnt at
  *   `energyFee` sun a unit within fee_limit (beyond it: OUT_OF_ENERGY, fee_limit burnt, nothing moved). A TRX transfer
@@ -105,6 +106,8 @@ export interface FakeTronNode {
   /** Credits an account out of thin air (genesis allocation); creates it. */
   fund(address: string, sun: bigint, usdt?: bigint): void;
   stake(address: string, resource: 'ENERGY' | 'BANDWIDTH', sun: bigint): void;
+  /** Takes back all of `resource` that `owner` lends `receiver`, as an UnDelegateResource sent by hand would. */
+  reclaim(owner: string, receiver: string, resource: 'ENERGY' | 'BANDWIDTH'): void;
   account(address: string): Readonly<Account> | undefined;
   /** Sun burnt by all transactions so far (fees). */
   burnt(): bigint;
@@ -122,8 +125,11 @@ export interface FakeTronNode {
   pool(): string[];
   /** Forgets every pooled transaction (a node restarted, or the transactions were never relayed). */
   dropPool(): void;
-  /** While set, /wallet/broadcasttransaction answers SUCCESS and forgets the transaction (a node that loses it). */
-  setLoseBroadcasts(lose: boolean): void;
+  /**
+   * While set, /wallet/broadcasttransaction answers SUCCESS and forgets the transaction (a node that loses it); a
+   * function loses only the transactions it picks.
+   */
+  setLoseBroadcasts(lose: boolean | ((tx: SignedTronTransaction) => boolean)): void;
   /** While down, every request gets HTTP 503 (a node gone: failover and readiness). */
   setDown(down: boolean): void;
   requests(): string[];
@@ -203,7 +209,7 @@ export async function startFakeTronNode(
   const seen = new Set<string>();
   const log: string[] = [];
   let down = false;
-  let lose = false;
+  let lose: boolean | ((tx: SignedTronTransaction) => boolean) = false;
   const broadcastLog: Array<{ txid: string; owner: string }> = [];
   let burntTotal = 0n;
   let nonce = 0;
@@ -248,6 +254,15 @@ export async function startFakeTronNode(
       a.balance -= sun;
       if (resource === 'ENERGY') a.frozenEnergy += sun;
       else a.frozenBandwidth += sun;
+    },
+    reclaim(owner, receiver, resource) {
+      const from = ensure(hexAddress(owner));
+      const to = ensure(hexAddress(receiver));
+      const map = resource === 'ENERGY' ? from.delegatedOutEnergy : from.delegatedOutBandwidth;
+      const lent = map.get(hexAddress(receiver)) ?? 0n;
+      map.set(hexAddress(receiver), 0n);
+      if (resource === 'ENERGY') to.delegatedInEnergy -= lent;
+      else to.delegatedInBandwidth -= lent;
     },
     account: (address) => state.get(hexAddress(address)),
     burnt: () => burntTotal,
@@ -606,11 +621,15 @@ export async function startFakeTronNode(
     if (a === undefined || !a.activated) return {};
     const out: Record<string, unknown> = { address, create_time: a.createdAt };
     if (a.balance > 0n) out.balance = a.balance;
-    const frozenV2: Array<Record<string, unknown>> = [{}, { type: 'ENERGY' }, { type: 'TRON_POWER' }];
-    if (a.frozenBandwidth > 0n) (frozenV2[0] as Record<string, unknown>).amount = a.frozenBandwidth;
-    if (a.frozenEnergy > 0n) (frozenV2[1] as Record<string, unknown>).amount = a.frozenEnergy;
-    out.frozenV2 = frozenV2;
+    // As java-tron: a delegation moves its amount out of frozenV2 into delegated_frozenV2_balance_for_*.
     const outEnergy = sumValues(a.delegatedOutEnergy);
+    const outBandwidth = sumValues(a.delegatedOutBandwidth);
+    const frozenV2: Array<Record<string, unknown>> = [{}, { type: 'ENERGY' }, { type: 'TRON_POWER' }];
+    if (a.frozenBandwidth - outBandwidth > 0n)
+      (frozenV2[0] as Record<string, unknown>).amount = a.frozenBandwidth - outBandwidth;
+    if (a.frozenEnergy - outEnergy > 0n)
+      (frozenV2[1] as Record<string, unknown>).amount = a.frozenEnergy - outEnergy;
+    out.frozenV2 = frozenV2;
     if (outEnergy > 0n) out.account_resource = { delegated_frozenV2_balance_for_energy: outEnergy };
     if (a.delegatedInEnergy > 0n) {
       out.account_resource = {
@@ -618,7 +637,6 @@ export async function startFakeTronNode(
         acquired_delegated_frozenV2_balance_for_energy: a.delegatedInEnergy,
       };
     }
-    const outBandwidth = sumValues(a.delegatedOutBandwidth);
     if (outBandwidth > 0n) out.delegated_frozenV2_balance_for_bandwidth = outBandwidth;
     if (a.delegatedInBandwidth > 0n)
       out.acquired_delegated_frozenV2_balance_for_bandwidth = a.delegatedInBandwidth;
@@ -697,7 +715,8 @@ export async function startFakeTronNode(
         const answer = node.broadcast(tx);
         const owner = tx.raw_data.contract[0]?.parameter.value.owner_address;
         broadcastLog.push({ txid: answer.txid, owner: owner === undefined ? '' : base58Address(owner) });
-        if (lose && answer.result === true) pool.delete(answer.txid);
+        if (answer.result === true && (lose === true || (typeof lose === 'function' && lose(tx))))
+          pool.delete(answer.txid);
         return answer.message === undefined
           ? answer
           : { ...answer, message: hex(new TextEncoder().encode(answer.message)) };
@@ -706,6 +725,19 @@ export async function startFakeTronNode(
         return accountJson(hexAddress(String(body.address)));
       case 'getaccountresource':
         return resourceJson(hexAddress(String(body.address)));
+      case 'getdelegatedresourcev2': {
+        // Stake 2.0 delegations from one account to another (unlocked ones: no expire_time_*).
+        const from = hexAddress(String(body.fromAddress));
+        const to = hexAddress(String(body.toAddress));
+        const owner = state.get(from);
+        const energy = owner?.delegatedOutEnergy.get(to) ?? 0n;
+        const bandwidth = owner?.delegatedOutBandwidth.get(to) ?? 0n;
+        if (energy === 0n && bandwidth === 0n) return {};
+        const entry: Record<string, unknown> = { from, to };
+        if (bandwidth > 0n) entry.frozen_balance_for_bandwidth = bandwidth;
+        if (energy > 0n) entry.frozen_balance_for_energy = energy;
+        return { delegatedResource: [entry] };
+      }
       case 'getchainparameters':
         return {
           chainParameter: [

@@ -32,8 +32,12 @@ export const forwards = pgTable(
     paymentIds: jsonb('payment_ids').$type<string[]>().notNull(),
     /** Base units of `asset` that reach the payout wallet. */
     amount: numeric('amount', { precision: 78, scale: 0 }).notNull(),
-    /** Base units of the chain's native coin paid as the network fee. */
+    /** Base units of the chain's native coin paid as the network fee (burnt on Tron): what the chain charged once final. */
     fee: numeric('fee', { precision: 78, scale: 0 }).notNull(),
+    /** Energy units the sweep's transactions used (Tron), from their receipts once final; null elsewhere or before. */
+    energyUsed: numeric('energy_used', { precision: 78, scale: 0 }),
+    /** Of `energyUsed`, the units paid by staked TRX lent to the deposit address rather than by burning TRX. */
+    energyDelegated: numeric('energy_delegated', { precision: 78, scale: 0 }),
     /** The payout wallet; null for a test-mode forward to the simulator's sink when no test wallet is set. */
     toAddress: text('to_address'),
     rawTx: text('raw_tx').notNull(),
@@ -50,5 +54,7 @@ export const forwards = pgTable(
     index('forwards_open_idx')
       .on(table.chain, table.isTest, table.createdAt)
       .where(sql`state in ('intent', 'broadcast')`),
+    // What sweeps cost in a month (operators' view) reads final forwards by when they became final.
+    index('forwards_final_idx').on(table.finalAt).where(sql`state = 'final'`),
   ],
 );

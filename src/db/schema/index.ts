@@ -3,6 +3,7 @@ export * from './chain-blocks.ts';
 export * from './chain-cursors.ts';
 export * from './deposit-indices.ts';
 export * from './deposits.ts';
+export * from './event-stream-head.ts';
 export * from './events.ts';
 export * from './forward-versions.ts';
 export * from './forwards.ts';

@@ -82,7 +82,8 @@ export type ForwardStatus =
   | { state: 'unknown' }
   | { state: 'pending' }
   /**
-   * Provably never to land (Solana: absent at `finalized` with its blockhash past its life): a new version is signed
+   * Provably never to land (Solana: absent at `finalized` with its blockhash past its life; Tron: a transaction of the
+   * sweep absent from the solidity API with its expiration older than the solidified block): a new version is signed
    * through `bumpForward` at once. Never answered while the transaction could still be included.
    */
   | { state: 'expired' }
@@ -94,7 +95,17 @@ export type ForwardStatus =
       reverted?: string;
       /** The network fee actually charged (receipts), where it can be below the signed maximum. */
       fee?: bigint;
+      /** What the sweep used of the chain's resources (receipts), on chains that charge energy (Tron). */
+      usage?: ForwardUsage;
     };
+
+/** What a sweep used of the chain's resources, read from its receipts: recorded with the sweep when it is final. */
+export interface ForwardUsage {
+  /** Energy units its transactions used in all. */
+  energyUsed: bigint;
+  /** Of those, the units paid by staked TRX lent to the deposit address (delegated), not by burning TRX. */
+  energyDelegated: bigint;
+}
 
 /**
  * A wallet of the operator's that pays the network fees of sweeps on one chain (Solana's fee payer, an EVM chain's gas
@@ -110,6 +121,29 @@ export interface FeeWallet {
   lowBelow: bigint | null;
   /** Too low now: sweeps wait, or will fail, until it is funded. */
   low: boolean;
+  /** A Tron resource wallet's stake lending energy to sweeps (Stake 2.0); absent for other wallets. */
+  stake?: ResourceStake | null;
+}
+
+/**
+ * A Tron resource wallet's stake (Stake 2.0): sun staked for energy and for bandwidth, of which some is lent to deposit
+ * addresses for the sweeps under way, and what the rest covers.
+ */
+export interface ResourceStake {
+  /** Sun staked for energy, what is lent out included. */
+  energyStaked: bigint;
+  /** Of it, sun lent to deposit addresses now. */
+  energyLent: bigint;
+  bandwidthStaked: bigint;
+  bandwidthLent: bigint;
+  /** Energy units the stake not lent out gives, at the network's current energy per staked TRX. */
+  energyAvailable: bigint;
+  /** Energy units one USDT sweep borrows (to a payout that holds USDT). */
+  energyPerSweep: bigint;
+  /** USDT sweeps the stake not lent out covers now. */
+  sweepsCovered: bigint;
+  /** Too little for the next sweep: USDT sweeps burn TRX instead (within MAX_BURN_TRX) until more is staked. */
+  short: boolean;
 }
 
 export interface ChainAdapter {
@@ -168,7 +202,8 @@ export interface ChainAdapter {
    * A higher-fee replacement (BIP125) of a forward stuck unconfirmed: the SAME inputs (the intent rebuilt from the
    * forward's deposits), a fee above `previous.fee` by at least what the chain's relay rules ask. Null when it cannot be
    * raised within the chain's fee cap (the stuck version keeps waiting). Solana: a new version (new blockhash) of a
-   * forward whose status is `expired`, checked again from `previous.txHash`; null when it is not. Optional.
+   * forward whose status is `expired`, checked again from `previous.txHash`; null when it is not. Tron: a new version of
+   * the parts of a forward that provably cannot land (status `expired`), what landed kept. Optional.
    */
   bumpForward?(
     intent: ForwardIntent,

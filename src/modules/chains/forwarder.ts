@@ -5,7 +5,7 @@ import { newId } from '../../lib/ids.ts';
 import type { PaymentRow, PaymentsService } from '../payments/service.ts';
 import { type PaymentStatus, settledStatuses } from '../payments/statuses.ts';
 import type { SettingsService } from '../settings/service.ts';
-import type { ChainAdapter, ForwardIntent } from './adapter.ts';
+import type { ChainAdapter, ForwardIntent, ForwardUsage } from './adapter.ts';
 import { SignerMismatchError } from './derivation-check.ts';
 import { type DepositRow, type ForwardRow, chainsRepo as repo } from './repo.ts';
 
@@ -28,6 +28,8 @@ export interface ForwardRunResult {
   finalized: number;
   /** Forwards whose transaction reverted on chain. */
   failed: number;
+  /** What the finalized forwards cost in fees, in the chain's native base units. */
+  fees: bigint;
 }
 
 class ForwardConflict extends Error {}
@@ -189,6 +191,8 @@ export function createForwarder(deps: ForwarderDeps) {
       paymentIds: [...new Set(items.map((item) => item.payment.id))],
       amount: built.amount.toString(),
       fee: built.fee.toString(),
+      energyUsed: null,
+      energyDelegated: null,
       toAddress: to,
       rawTx: built.rawTx,
       txHash: built.txHash,
@@ -246,6 +250,8 @@ export function createForwarder(deps: ForwarderDeps) {
           paymentIds: [...new Set(items.map((item) => item.payment.id))],
           amount: '0',
           fee: '0',
+          energyUsed: null,
+          energyDelegated: null,
           toAddress: to,
           rawTx: '',
           txHash: '',
@@ -423,28 +429,38 @@ export function createForwarder(deps: ForwarderDeps) {
     return null;
   }
 
-  /** `charged`: the fee the chain actually took, when the adapter knows it (else the signed one). */
+  /**
+   * `charged`: the fee the chain actually took, when the adapter knows it (else the signed one); `usage`: the energy it
+   * used, where the chain charges it. Both are written with the outcome, in its transaction.
+   */
   async function finalize(
     forward: ForwardRow,
     blockNumber: number,
     charged: bigint | undefined,
-  ): Promise<boolean> {
+    usage: ForwardUsage | undefined,
+  ): Promise<bigint | null> {
     const now = clock.now();
     return db.transaction(async (tx) => {
-      if (!(await repo.markForwardFinal(tx, forward.id, blockNumber, now, charged))) return false;
+      if (!(await repo.markForwardFinal(tx, forward.id, blockNumber, now, charged, usage))) return null;
       const shares = await repo.forwardShares(tx, forward.id);
       const fees = splitFee(
         charged ?? BigInt(forward.fee),
         shares.map((share) => ({ id: share.paymentId, amount: share.amount })),
       );
       await deps.payments.markForwarded(tx, fees, forward.txHash, now);
-      return true;
+      return charged ?? BigInt(forward.fee);
     });
   }
 
   return {
     async run(): Promise<ForwardRunResult> {
-      const result: ForwardRunResult = { planned: await plan(), broadcast: 0, finalized: 0, failed: 0 };
+      const result: ForwardRunResult = {
+        planned: await plan(),
+        broadcast: 0,
+        finalized: 0,
+        failed: 0,
+        fees: 0n,
+      };
       const open = await repo.openForwards(db, chain, isTest);
       if (open.length === 0) return result;
       const height = (await repo.cursor(db, chain, isTest))?.blockNumber;
@@ -482,8 +498,12 @@ export function createForwarder(deps: ForwarderDeps) {
               );
               result.failed += 1;
             }
-          } else if (await finalize(forward, status.blockNumber, status.fee)) {
-            result.finalized += 1;
+          } else {
+            const fee = await finalize(forward, status.blockNumber, status.fee, status.usage);
+            if (fee !== null) {
+              result.finalized += 1;
+              result.fees += fee;
+            }
           }
         }
       }

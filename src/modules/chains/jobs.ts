@@ -6,10 +6,16 @@ import type { PaymentsService } from '../payments/service.ts';
 import type { SettingsService } from '../settings/service.ts';
 import type { ChainAdapter } from './adapter.ts';
 import type { ChainAdapters, SimulatedChain } from './families.ts';
-import { createForwarder, type ForwarderDeps } from './forwarder.ts';
+import { createForwarder, type ForwarderDeps, type ForwardRunResult } from './forwarder.ts';
 import { getChain } from './registry.ts';
 import { chainsRepo } from './repo.ts';
-import { createWatcher } from './watcher.ts';
+import { createWatcher, type PollResult } from './watcher.ts';
+
+/** What an operator's metrics learn from each round of a chain's loop (only in the process that leads it). */
+export interface SettlementObserver {
+  scanned(round: { chain: string; isTest: boolean; seconds: number; poll: PollResult }): void;
+  forwarded(round: { chain: string; isTest: boolean; result: ForwardRunResult }): void;
+}
 
 export interface SettlementJobsDeps {
   database: Database;
@@ -25,6 +31,7 @@ export interface SettlementJobsDeps {
   expiryIntervalMs?: number;
   elector?: LeaderElector;
   afterIntent?: ForwarderDeps['afterIntent'];
+  observer?: SettlementObserver | undefined;
 }
 
 export interface SettlementJobs {
@@ -118,6 +125,12 @@ export function createSettlementJobs(deps: SettlementJobsDeps): SettlementJobs {
       timer = schedule(tick, 0);
     };
     let started = false;
+    const scan = async (): Promise<void> => {
+      const begun = performance.now();
+      const poll = await watcher.poll();
+      const seconds = (performance.now() - begun) / 1000;
+      deps.observer?.scanned({ chain: adapter.chain, isTest: adapter.isTest, seconds, poll });
+    };
     /**
      * A simulated chain at rest (nothing in its mempool, no unfinal deposit or forward) makes no blocks and its loop
      * slows to once a second: ten idle chains cost a few queries a second, not a block each per SVC_SIM_BLOCK_MS.
@@ -152,14 +165,15 @@ export function createSettlementJobs(deps: SettlementJobsDeps): SettlementJobs {
               (await chainsRepo.hasOpenWork(db, adapter.chain, adapter.isTest));
             if (busy) {
               await adapter.produceBlock();
-              await watcher.poll();
+              await scan();
             }
           } else {
-            await watcher.poll();
+            await scan();
           }
           if (Date.now() - lastForward >= forwardEveryMs()) {
             lastForward = Date.now();
-            await forwarder.run();
+            const result = await forwarder.run();
+            deps.observer?.forwarded({ chain: adapter.chain, isTest: adapter.isTest, result });
           }
         }
         failing.delete(name);

@@ -3,6 +3,7 @@ import { pgArray } from '../../db/arrays.ts';
 import { type Db, queryRows } from '../../db/client.ts';
 import { chainBlocks, chainCursors, deposits, forwards, forwardVersions } from '../../db/schema/index.ts';
 import type { ConfirmationSummary, DepositFacts } from '../payments/deposit-facts.ts';
+import type { ForwardUsage } from './adapter.ts';
 
 export type DepositRow = typeof deposits.$inferSelect;
 export type ForwardRow = typeof forwards.$inferSelect;
@@ -397,6 +398,36 @@ export const chainsRepo = {
     await tx.insert(forwards).values(row);
   },
 
+  /**
+   * What the forwards that became final in [from, to) cost, per chain and mode: how many, the network fees they paid
+   * and the energy they used (null where no forward recorded any), summed exactly in SQL numeric.
+   */
+  async sweepCosts(
+    db: Db,
+    from: Date,
+    to: Date,
+  ): Promise<
+    Array<{
+      chain: string;
+      is_test: boolean;
+      sweeps: number;
+      fee: string;
+      energy_used: string | null;
+      energy_delegated: string | null;
+    }>
+  > {
+    return queryRows(
+      db,
+      sql`select chain, is_test, count(*)::int as sweeps, sum(fee)::text as fee,
+                 sum(energy_used)::text as energy_used, sum(energy_delegated)::text as energy_delegated
+          from forwards
+          where state = 'final' and final_at >= ${from.toISOString()}::timestamptz
+            and final_at < ${to.toISOString()}::timestamptz
+          group by chain, is_test
+          order by chain, is_test`,
+    );
+  },
+
   async openForwards(db: Db, chain: string, isTest: boolean): Promise<ForwardRow[]> {
     return db
       .select()
@@ -451,6 +482,7 @@ export const chainsRepo = {
     blockNumber: number,
     now: Date,
     charged?: bigint,
+    usage?: ForwardUsage,
   ): Promise<boolean> {
     const rows = await tx
       .update(forwards)
@@ -460,6 +492,9 @@ export const chainsRepo = {
         finalAt: now,
         updatedAt: now,
         ...(charged === undefined ? {} : { fee: charged.toString() }),
+        ...(usage === undefined
+          ? {}
+          : { energyUsed: usage.energyUsed.toString(), energyDelegated: usage.energyDelegated.toString() }),
       })
       .where(and(eq(forwards.id, id), inArray(forwards.state, ['intent', 'broadcast'])))
       .returning({ id: forwards.id });

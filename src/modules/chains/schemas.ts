@@ -44,6 +44,38 @@ export const chainListSchema = z.object({ data: z.array(chainSchema) }).meta({ i
 
 export type ChainView = z.infer<typeof chainSchema>;
 
+const integerText = (what: string) =>
+  z
+    .string()
+    .regex(/^[0-9]+$/)
+    .describe(`${what}, an exact integer as a decimal string.`);
+
+const resourceStakeSchema = z
+  .object({
+    energy_staked_native: z
+      .string()
+      .describe('TRX staked for energy, what is lent out included; exact decimal.'),
+    energy_lent_native: z
+      .string()
+      .describe('Of it, TRX lent to deposit addresses for the sweeps under way now.'),
+    bandwidth_staked_native: z.string().describe('TRX staked for bandwidth, what is lent out included.'),
+    bandwidth_lent_native: z.string().describe('Of it, TRX lent to deposit addresses now.'),
+    energy_available: integerText('Energy units the stake not lent out gives now'),
+    energy_per_sweep: integerText(
+      'Energy units one USDT sweep borrows (to a payout that already holds USDT)',
+    ),
+    sweeps_covered: z.number().int().describe('USDT sweeps the stake not lent out covers now.'),
+    short: z
+      .boolean()
+      .describe(
+        'Too little for the next sweep: USDT sweeps burn TRX instead (within MAX_BURN_TRX) until more TRX is staked ' +
+          'for energy.',
+      ),
+  })
+  .meta({ id: 'ResourceStake' });
+
+export type ResourceStakeView = z.infer<typeof resourceStakeSchema>;
+
 const feeWalletSchema = z
   .object({
     chain: z.string(),
@@ -61,9 +93,56 @@ const feeWalletSchema = z
       .describe('The balance under which it counts as low; null when no fixed floor applies.'),
     low: z.boolean().describe('Too low now: sweeps wait, or will fail, until it is funded.'),
     explorer_address_url: z.string().describe('The address on the network’s explorer.'),
+    stake: resourceStakeSchema
+      .nullable()
+      .optional()
+      .describe(
+        'Tron’s resource wallet: the TRX it has staked (Stake 2.0) to lend energy to USDT sweeps; null when the node ' +
+          'could not be asked, absent for other wallets.',
+      ),
   })
   .meta({ id: 'FeeWallet' });
 
 export const feeWalletListSchema = z.object({ data: z.array(feeWalletSchema) }).meta({ id: 'FeeWalletList' });
 
 export type FeeWalletView = z.infer<typeof feeWalletSchema>;
+
+const sweepCostSchema = z
+  .object({
+    chain: z.string(),
+    is_test: z.boolean(),
+    asset: z.string().describe('The chain’s native coin, in which the fees are counted.'),
+    sweeps: z.number().int().describe('Sweeps that became final in the month.'),
+    fee_native: z
+      .string()
+      .describe(
+        'Network fees they paid as the chain charged them (on Tron: the TRX they burnt), exact decimal.',
+      ),
+    energy_used: integerText('Energy units they used (Tron)')
+      .nullable()
+      .describe('Energy units they used (Tron), exact; null on chains that charge none.'),
+    energy_delegated: integerText('Of those, units paid by staked TRX')
+      .nullable()
+      .describe(
+        'Of `energy_used`, the units paid by staked TRX the resource wallet lent (the rest burnt TRX); null on ' +
+          'chains that charge none.',
+      ),
+  })
+  .meta({ id: 'SweepCost' });
+
+export const sweepCostListSchema = z
+  .object({
+    month: z.string().describe('The calendar month (UTC), YYYY-MM.'),
+    data: z.array(sweepCostSchema).describe('One entry per chain and mode that swept in the month.'),
+  })
+  .meta({ id: 'SweepCostList' });
+
+export type SweepCostView = z.infer<typeof sweepCostSchema>;
+
+export const sweepCostQuerySchema = z.object({
+  month: z
+    .string()
+    .regex(/^20[0-9]{2}-(0[1-9]|1[0-2])$/, 'must be a month, YYYY-MM')
+    .optional()
+    .describe('The calendar month (UTC), YYYY-MM; the current one when absent.'),
+});

@@ -23,6 +23,9 @@ export interface WatcherDeps {
 }
 
 export interface PollResult {
+  /** The node's head when the round began, and the last block recorded when it ended (null before a cursor). */
+  head: number | null;
+  scannedTo: number | null;
   blocks: number;
   deposits: number;
   transitions: number;
@@ -277,12 +280,21 @@ export function createWatcher(deps: WatcherDeps) {
   return {
     /** Scans every new block (up to `maxBlocksPerPoll`), handling reorganisations on the way. */
     async poll(): Promise<PollResult> {
-      const result: PollResult = { blocks: 0, deposits: 0, transitions: 0, events: 0, reorgs: 0 };
+      const result: PollResult = {
+        head: null,
+        scannedTo: null,
+        blocks: 0,
+        deposits: 0,
+        transitions: 0,
+        events: 0,
+        reorgs: 0,
+      };
       // The head first, then the watched set: every block scanned below was mined before the set was read, so any
       // payment paid in it (its address was handed out, so its row was committed, before the payer could pay) is in.
       const head = await adapter.head();
       await refresh(clock.now().getTime());
       if (head === null) return result;
+      result.head = head.number;
       let cursor = await repo.cursor(db, chain, isTest);
       if (cursor === undefined) {
         await initCursor(head);
@@ -331,6 +343,7 @@ export function createWatcher(deps: WatcherDeps) {
         }
         cursor = await repo.cursor(db, chain, isTest);
       }
+      result.scannedTo = cursor?.blockNumber ?? null;
       if (result.blocks < maxPerPoll) {
         const mempool = await pollMempool(clock.now());
         result.deposits += mempool.deposits;

@@ -371,6 +371,28 @@ export function createPaymentsRepo(db: Db) {
       );
     },
 
+    /** How many payments are open (pending, confirming, underpaid) per chain, status and mode (metrics). */
+    async openCounts(
+      db: Db,
+    ): Promise<Array<{ chain: string; status: string; isTest: boolean; count: number }>> {
+      const rows = await queryRows<{
+        chain: string;
+        status: string;
+        is_test: boolean;
+        count: string | number;
+      }>(
+        db,
+        sql`select chain, status, is_test, count(*) as count from payments
+            where status in ('pending', 'confirming', 'underpaid') group by chain, status, is_test`,
+      );
+      return rows.map((row) => ({
+        chain: row.chain,
+        status: row.status,
+        isTest: row.is_test,
+        count: Number(row.count),
+      }));
+    },
+
     /** Payments of a chain and mode created at or after `createdFrom` whose window ends after `expiresAfter`. */
     async watchable(
       db: Db,

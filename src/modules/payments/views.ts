@@ -389,6 +389,9 @@ export function createPaymentViews(deps: PaymentViewsDeps) {
     /** Payment rows by id, for settlement (forwarding needs merchant, status and derivation index). */
     rowsByIds: (ids: string[]) => repo.byIds(db, ids),
 
+    /** Open payments (pending, confirming, underpaid) counted per chain, status and mode, for the metrics. */
+    openCounts: () => repo.openCounts(db),
+
     /** Payments of a chain and mode to watch: created at or after `createdFrom`, window ending after `expiresAfter`. */
     watchable: (chain: string, isTest: boolean, createdFrom: Date, expiresAfter: Date) =>
       repo.watchable(db, chain, isTest, createdFrom, expiresAfter),

@@ -46,6 +46,9 @@ function excerpt(text: string): string {
  */
 export async function httpGetText(url: string, options: HttpGetOptions): Promise<string> {
   const { source, timeoutMs, maxBytes = DEFAULT_MAX_BYTES } = options;
+  // The client is loaded at the first request; the deadline is the exchange's, not the module's loading (which a
+  // busy machine can make longer than a tight deadline).
+  const { request } = await loadUndici();
   const signal = AbortSignal.timeout(timeoutMs);
   const fail = (error: unknown): never => {
     if (error instanceof RateSourceError) throw error;
@@ -58,7 +61,6 @@ export async function httpGetText(url: string, options: HttpGetOptions): Promise
   };
   let response: Dispatcher.ResponseData;
   try {
-    const { request } = await loadUndici();
     response = await request(url, {
       method: 'GET',
       headers: { accept: 'application/json', 'user-agent': USER_AGENT, ...options.headers },

@@ -97,3 +97,32 @@ export function reportError(error: unknown): void {
     error: error instanceof Error ? (error.stack ?? error.message) : String(error),
   });
 }
+
+/**
+ * Asks a child over IPC: sends `command` and waits for its first message of type `answer` (or fails after
+ * `timeoutMs`), for children that answer commands (the webhook receiver, the event stream server).
+ */
+export function ipcAsker<Command extends { type: string }, Message extends { type: string }>(
+  child: Child<unknown>,
+  name: string,
+) {
+  return <T extends Message['type']>(
+    command: Command,
+    answer: T,
+    timeoutMs: number,
+  ): Promise<Extract<Message, { type: T }>> =>
+    new Promise((resolve, reject) => {
+      const timer = setTimeout(() => {
+        child.process.off('message', listener);
+        reject(new Error(`the ${name} did not answer ${command.type} within ${timeoutMs} ms`));
+      }, timeoutMs);
+      const listener = (message: Message) => {
+        if (message.type !== answer) return;
+        clearTimeout(timer);
+        child.process.off('message', listener);
+        resolve(message as Extract<Message, { type: T }>);
+      };
+      child.process.on('message', listener);
+      child.process.send(command);
+    });
+}

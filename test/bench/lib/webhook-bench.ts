@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import type { PaymentEventSnapshot } from '../../../src/modules/webhooks/events/payload.ts';
 import type { ReceiverCommand, ReceiverMessage } from '../servers/webhook-receiver.ts';
-import type { Child } from './child.ts';
+import { type Child, ipcAsker } from './child.ts';
 
 /** What the webhook scenarios share: the worker's environment, event snapshots and the receiver's protocol. */
 
@@ -46,23 +46,5 @@ export function eventSnapshot(index: number): PaymentEventSnapshot {
 
 /** Sends `command` to the receiver process and waits for its `answer` (servers/webhook-receiver.ts). */
 export function receiverAsker(receiver: Child<unknown>) {
-  return <T extends ReceiverMessage['type']>(
-    command: ReceiverCommand,
-    answer: T,
-    timeoutMs: number,
-  ): Promise<Extract<ReceiverMessage, { type: T }>> =>
-    new Promise((resolve, reject) => {
-      const timer = setTimeout(() => {
-        receiver.process.off('message', listener);
-        reject(new Error(`the receiver did not answer ${command.type} within ${timeoutMs} ms`));
-      }, timeoutMs);
-      const listener = (message: ReceiverMessage) => {
-        if (message.type !== answer) return;
-        clearTimeout(timer);
-        receiver.process.off('message', listener);
-        resolve(message as Extract<ReceiverMessage, { type: T }>);
-      };
-      receiver.process.on('message', listener);
-      receiver.process.send(command);
-    });
+  return ipcAsker<ReceiverCommand, ReceiverMessage>(receiver, 'receiver');
 }

@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import type { Logger } from 'pino';
-import type { Pool } from 'undici';
-import { loadUndici } from '../../../lib/undici.ts';
+import type { NodeEndpoint, NodeHealth } from '../node-failover.ts';
+import { closeEndpoints, createNodeFailover, nodeEndpoint, postToNode } from '../node-failover.ts';
 import { redactUrl } from '../rpc-url.ts';
 import { parseJsonKeepingDecimals } from './json.ts';
 
@@ -41,13 +41,6 @@ export class BitcoinRpcTransportError extends Error {
   }
 }
 
-interface BitcoinRpcHealth {
-  /** null while the last request succeeded; else why the node is unusable and since when. */
-  down: { reason: string; since: Date } | null;
-  /** The URL (redacted) answering now. */
-  url: string;
-}
-
 export interface BitcoinRpc {
   /** A call whose answer is read with JSON.parse: for answers without amounts (heights, hashes, txids). */
   call<T>(method: string, params?: readonly unknown[]): Promise<T>;
@@ -62,7 +55,7 @@ export interface BitcoinRpc {
    * read them.
    */
   callWithText<T>(method: string, params?: readonly unknown[]): Promise<{ result: T; text: string }>;
-  health(): BitcoinRpcHealth;
+  health(): NodeHealth;
   close(): Promise<void>;
 }
 
@@ -79,48 +72,53 @@ export interface BitcoinRpcOptions {
   sleep?: (ms: number) => Promise<void>;
 }
 
-interface Endpoint {
-  url: string;
-  redacted: string;
-  /** Made at the first request (undici loads then). */
-  pool: Pool | undefined;
-  origin: string;
+interface Endpoint extends NodeEndpoint {
   path: string;
   /** Basic authorization from the URL; undefined: the cookie file's. */
   authorization: string | undefined;
+}
+
+type Answer = { result?: unknown; error?: { code?: unknown; message?: unknown } | null };
+
+/** A JSON-RPC answer's error, or null when it has none. */
+function errorOf(answer: Answer): { code: number; message: string } | null {
+  if (answer.error === undefined || answer.error === null) return null;
+  return {
+    code: typeof answer.error.code === 'number' ? answer.error.code : 0,
+    message: typeof answer.error.message === 'string' ? answer.error.message : 'unknown error',
+  };
 }
 
 /** Bitcoin Core's RPC_IN_WARMUP: the node is up but still loading; ask again later, or another node. */
 const RPC_IN_WARMUP = -28;
 
 export function createBitcoinRpc(options: BitcoinRpcOptions): BitcoinRpc {
-  const { urls, logger } = options;
+  const { urls } = options;
   if (urls.length === 0) throw new Error('A bitcoin-family chain needs at least one RPC URL');
-  const sleep = options.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
-  const backoffMs = options.backoffMs ?? 250;
   const endpoints: Endpoint[] = urls.map((url) => {
-    const parsed = new URL(url);
-    if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
-      throw new Error(`RPC URL "${redactUrl(url)}" is not an http:// or https:// URL`);
-    }
+    const endpoint = nodeEndpoint(url);
+    const parsed = endpoint.url;
     const user = decodeURIComponent(parsed.username);
     const password = decodeURIComponent(parsed.password);
     if (user === '' && options.cookieFile === undefined) {
       throw new Error(`RPC URL "${redactUrl(url)}" has no user:password and no cookie file is configured`);
     }
     return {
-      url,
-      redacted: redactUrl(url),
-      pool: undefined,
-      origin: parsed.origin,
+      ...endpoint,
       path: `${parsed.pathname}${parsed.search}`,
       authorization:
         user === '' ? undefined : `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}`,
     };
   });
+  // Rounds, backoff and logger as configured.
+  const failover = createNodeFailover({
+    ...options,
+    endpoints,
+    name: 'Bitcoin',
+    isTransportError: (error) => error instanceof BitcoinRpcTransportError,
+    unreachable: (reason) => new BitcoinRpcTransportError('connection', reason),
+  });
   let cookieAuthorization: string | undefined;
-  let current = 0;
-  let down: BitcoinRpcHealth['down'] = null;
   let nextId = 0;
 
   async function readCookie(): Promise<string> {
@@ -147,34 +145,16 @@ export function createBitcoinRpc(options: BitcoinRpcOptions): BitcoinRpc {
       if (cookieAuthorization === undefined || freshCookie) cookieAuthorization = await readCookie();
       authorization = cookieAuthorization;
     }
-    const undici = await loadUndici();
-    endpoint.pool ??= new undici.Pool(endpoint.origin, { connections: 4, pipelining: 1 });
-    let status: number;
-    let text: string;
-    try {
-      const response = await endpoint.pool.request({
+    const { status, text } = await postToNode(
+      endpoint,
+      {
         path: endpoint.path,
-        method: 'POST',
         headers: { 'content-type': 'application/json', authorization },
         body,
-        signal: AbortSignal.timeout(options.timeoutMs),
-      });
-      status = response.statusCode;
-      text = await response.body.text();
-    } catch (error) {
-      if (
-        (error instanceof Error && (error.name === 'TimeoutError' || error.name === 'AbortError')) ||
-        error instanceof undici.errors.HeadersTimeoutError ||
-        error instanceof undici.errors.BodyTimeoutError
-      ) {
-        throw new BitcoinRpcTransportError('timeout', `timed out after ${options.timeoutMs} ms`);
-      }
-      const code = (error as NodeJS.ErrnoException).code;
-      throw new BitcoinRpcTransportError(
-        'connection',
-        `connection failed (${code ?? (error as Error).message})`,
-      );
-    }
+        timeoutMs: options.timeoutMs,
+      },
+      (kind, message) => new BitcoinRpcTransportError(kind, message),
+    );
     if (status === 401 || status === 403) {
       // A node restarted since the cookie was read wrote a new one.
       if (endpoint.authorization === undefined && status === 401 && !freshCookie)
@@ -192,14 +172,33 @@ export function createBitcoinRpc(options: BitcoinRpcOptions): BitcoinRpc {
     return { status, text };
   }
 
-  function markUp(): void {
-    if (down !== null) {
-      logger.info(
-        { url: endpoints[current]?.redacted, downForMs: Date.now() - down.since.getTime() },
-        'Bitcoin node reachable again',
-      );
-      down = null;
+  /** One endpoint's answer: the node's result or its JSON-RPC error; warm-up and malformed answers are transport failures. */
+  async function ask(
+    endpoint: Endpoint,
+    body: string,
+    exact: boolean,
+  ): Promise<{ answer: Answer; text: string }> {
+    const { status, text } = await post(endpoint, body);
+    let answer: Answer;
+    try {
+      answer = (exact ? parseJsonKeepingDecimals(text) : JSON.parse(text)) as Answer;
+    } catch {
+      throw new BitcoinRpcTransportError('malformed', `HTTP ${status}: an answer that is not JSON`, status);
     }
+    const error = errorOf(answer);
+    if (error !== null) {
+      if (error.code === RPC_IN_WARMUP)
+        throw new BitcoinRpcTransportError('warmup', `node warming up: ${error.message}`);
+      return { answer, text };
+    }
+    if (!('result' in answer)) {
+      throw new BitcoinRpcTransportError(
+        'malformed',
+        `HTTP ${status}: a JSON-RPC answer without result`,
+        status,
+      );
+    }
+    return { answer, text };
   }
 
   async function request<T>(
@@ -209,72 +208,11 @@ export function createBitcoinRpc(options: BitcoinRpcOptions): BitcoinRpc {
   ): Promise<{ result: T; text: string }> {
     nextId += 1;
     const body = JSON.stringify({ jsonrpc: '1.0', id: nextId, method, params });
-    let lastError: BitcoinRpcTransportError | undefined;
-    for (let round = 0; round < options.retries; round++) {
-      for (let tried = 0; tried < endpoints.length; tried++) {
-        const index = current;
-        const endpoint = endpoints[index];
-        if (endpoint === undefined) break;
-        try {
-          const { status, text } = await post(endpoint, body);
-          let answer: { result?: unknown; error?: { code?: unknown; message?: unknown } | null };
-          try {
-            answer = (exact ? parseJsonKeepingDecimals(text) : JSON.parse(text)) as typeof answer;
-          } catch {
-            throw new BitcoinRpcTransportError(
-              'malformed',
-              `HTTP ${status}: an answer that is not JSON`,
-              status,
-            );
-          }
-          if (answer.error !== undefined && answer.error !== null) {
-            const code = typeof answer.error.code === 'number' ? answer.error.code : 0;
-            const message = typeof answer.error.message === 'string' ? answer.error.message : 'unknown error';
-            if (code === RPC_IN_WARMUP)
-              throw new BitcoinRpcTransportError('warmup', `node warming up: ${message}`);
-            markUp();
-            throw new BitcoinRpcError(method, code, message);
-          }
-          if (!('result' in answer)) {
-            throw new BitcoinRpcTransportError(
-              'malformed',
-              `HTTP ${status}: a JSON-RPC answer without result`,
-              status,
-            );
-          }
-          markUp();
-          return { result: answer.result as T, text };
-        } catch (error) {
-          if (!(error instanceof BitcoinRpcTransportError)) throw error;
-          lastError = error;
-          const next = (index + 1) % endpoints.length;
-          // While the node is known to be down, one error line was enough: the recovery gets its own line.
-          if (down === null)
-            logger.warn(
-              {
-                method,
-                url: endpoint.redacted,
-                error: error.message,
-                ...(endpoints.length > 1 ? { next: endpoints[next]?.redacted } : {}),
-              },
-              endpoints.length > 1
-                ? 'Bitcoin node request failed; failing over'
-                : 'Bitcoin node request failed',
-            );
-          // Another concurrent request may already have moved on.
-          if (current === index) current = next;
-        }
-      }
-      if (round + 1 < options.retries) await sleep(backoffMs * 2 ** round);
-    }
-    const reason = `node unreachable: ${lastError?.message ?? 'no attempt'} (${endpoints.map((e) => e.redacted).join(', ')})`;
-    if (down === null) {
-      down = { reason, since: new Date() };
-      logger.error({ method, reason }, 'Bitcoin node down: every RPC URL failed');
-    } else {
-      down = { reason, since: down.since };
-    }
-    throw lastError ?? new BitcoinRpcTransportError('connection', reason);
+    const { answer, text } = await failover.run({ method }, (endpoint) => ask(endpoint, body, exact));
+    const error = errorOf(answer);
+    // The node's own answer to this call (unknown block, bad parameter): thrown at once, never retried elsewhere.
+    if (error !== null) throw new BitcoinRpcError(method, error.code, error.message);
+    return { result: answer.result as T, text };
   }
 
   return {
@@ -285,9 +223,7 @@ export function createBitcoinRpc(options: BitcoinRpcOptions): BitcoinRpc {
       return (await request<T>(method, params, true)).result;
     },
     callWithText: (method, params = []) => request(method, params, false),
-    health: () => ({ down, url: endpoints[current]?.redacted ?? '' }),
-    async close() {
-      await Promise.all(endpoints.map((endpoint) => endpoint.pool?.close()));
-    },
+    health: failover.health,
+    close: () => closeEndpoints(endpoints),
   };
 }

@@ -19,18 +19,21 @@ import {
   tokenTransfer,
 } from '../../../../test/support/solana.ts';
 import { type SolanaTestRpc, startSolanaTestRpc } from '../../../../test/support/solana-rpc.ts';
+import { waitFor } from '../../../../test/support/webhooks.ts';
 import type { BlockRef, Transfer } from '../adapter.ts';
 import { createAddressDeriver } from '../derivation.ts';
 import { createDepositSigningKeys, createDerivationCheck } from '../derivation-check.ts';
 import { createSolanaAdapter, type SolanaAdapter } from './adapter.ts';
 import type { SolanaChainSettings } from './settings.ts';
+import { createSlotWatch } from './slots.ts';
 
 /**
  * The solana adapter against the real SVM (LiteSVM behind the test RPC): blocks by height over skipped slots, SOL and
  * USDC payments read from balances (an ATA created in the payment, two payments in one transaction, a failed
  * transaction), the finalized re-check, SOL and token sweeps with a fee payer (balances and rent), a sweep whose
- * blockhash expired unseen signed again, and the RPC gone and back. The whole program runs against it in
- * test/solana-live.test.ts.
+ * blockhash expired unseen signed again, the RPC gone and back, forks (a confirmed block abandoned, its slot skipped
+ * after), and the node's slot notifications with the polling interval they allow. The whole program runs against it in
+ * test/solana-live.test.ts and test/solana-ws.test.ts.
  */
 
 const deriver = createAddressDeriver({ testMnemonic, liveMnemonic: testMnemonic });
@@ -51,6 +54,8 @@ function settings(url: string, genesisHash: string): SolanaChainSettings {
     genesisHash,
     confirmations: 2,
     pollIntervalMs: 100,
+    wsUrl: undefined,
+    wsPollIntervalMs: 10_000,
     feePayerKey: feePayerSeed,
     maxPriorityFee: 1000n,
     feePayerMinLamports: 0n,
@@ -390,6 +395,183 @@ describe('solana adapter against LiteSVM', () => {
     expect(again?.hash).toBe(replaced);
     expect((await adapter.block(head.number + 1))?.parentHash).toBe(again?.hash);
     scanned = head.number + 1;
+  });
+
+  it('a fork abandons the block of two payments: the new fork is read, one transaction dropped, the other landing again once', async () => {
+    const [a, b] = [deposit(20), deposit(21)];
+    const [payerA, payerB] = [await newWallet(node, 1n), await newWallet(node, 1n)];
+    node.tick();
+    await scan([]);
+    /** The watcher's record: the block it scanned at each height. */
+    const recorded = new Map<number, BlockRef>();
+    const start = await adapter.block(scanned);
+    if (start === null) throw new Error('no block');
+    recorded.set(start.number, start);
+    /** What the watcher does: each next block must be the child of the one recorded under it, else walk back. */
+    async function follow() {
+      const found: Array<Transfer & { block: BlockRef }> = [];
+      let ancestor: number | null = null;
+      const head = await adapter.head();
+      let height = Math.max(...recorded.keys()) + 1;
+      while (head !== null && height <= head.number) {
+        const block = await adapter.block(height);
+        if (block === null) throw new Error(`block ${height} missing under the head ${head.number}`);
+        if (block.parentHash !== recorded.get(height - 1)?.hash) {
+          let back = height - 1;
+          while ((await adapter.block(back))?.hash !== recorded.get(back)?.hash) back -= 1;
+          for (const key of [...recorded.keys()]) if (key > back) recorded.delete(key);
+          ancestor = back;
+          height = back + 1;
+          continue;
+        }
+        recorded.set(height, block);
+        for (const transfer of await adapter.transfers(block, new Set([a, b])))
+          found.push({ ...transfer, block });
+        height += 1;
+      }
+      scanned = height - 1;
+      return { found, ancestor };
+    }
+    const paidA = await send(node, payerA.signer, [solTransfer(payerA.signer, a, 3n * 10n ** 8n)]);
+    const paidB = await send(node, payerB.signer, [solTransfer(payerB.signer, b, 4n * 10n ** 8n)]);
+    node.tick();
+    node.tick();
+    const before = await follow();
+    const paidIn = (t: Transfer) => [t.txHash, t.to, t.amount];
+    expect(before.found.map(paidIn)).toEqual([
+      [paidA.signature, a, 3n * 10n ** 8n],
+      [paidB.signature, b, 4n * 10n ** 8n],
+    ]);
+    const seenIn = before.found[0]?.block as BlockRef;
+    // The block of both payments and the one on top are abandoned; B's transaction lands again in the new fork.
+    const abandoned = node.fork(2, { reland: [paidB.signature] });
+    node.ticks(3);
+    const after = await follow();
+    expect(after.ancestor).toBe(seenIn.number - 1);
+    expect(after.found.map(paidIn)).toEqual([[paidB.signature, b, 4n * 10n ** 8n]]);
+    const relandedIn = after.found[0]?.block as BlockRef;
+    expect(relandedIn.number).toBe(seenIn.number);
+    expect(relandedIn.hash).not.toBe(seenIn.hash);
+    // The cluster as it is now: A never happened, B once; the abandoned slots are skipped.
+    expect(balance(node, a)).toBe(0n);
+    expect(balance(node, b)).toBe(4n * 10n ** 8n);
+    const skipped = await fetch(node.url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'getBlock',
+        params: [abandoned[0], { commitment: 'confirmed' }],
+      }),
+    });
+    expect(((await skipped.json()) as { error?: { code: number } }).error?.code).toBe(-32007);
+    // Where they were first seen neither stands, ever; B stands in its new block once that is finalized.
+    const at = (txHash: string, block: BlockRef) => ({
+      txHash,
+      blockNumber: block.number,
+      blockHash: block.hash,
+    });
+    node.ticks(4);
+    expect(await adapter.recheck([at(paidA.signature, seenIn), at(paidB.signature, seenIn)])).toEqual(
+      new Set(),
+    );
+    expect(await adapter.recheck([at(paidB.signature, relandedIn)])).toEqual(new Set([paidB.signature]));
+    await scan([]);
+  });
+
+  it('slots learnt before a fork are not trusted after it: a height whose slot was abandoned is read on the new fork', async () => {
+    node.tick();
+    await scan([]);
+    const base = scanned;
+    node.ticks(3);
+    // The head is read, and the next height learns the slots of the three new blocks (one getBlocks).
+    await adapter.head();
+    const next = await adapter.block(base + 1);
+    node.fork(2);
+    node.ticks(3);
+    await adapter.head();
+    // The slot it learnt for base + 2 is skipped now: the height is found on the new fork, not left missing.
+    const moved = await adapter.block(base + 2);
+    expect(moved?.parentHash).toBe(next?.hash);
+    const top = await adapter.block(base + 3);
+    expect(top?.parentHash).toBe(moved?.hash);
+    expect((await adapter.block(base + 4))?.parentHash).toBe(top?.hash);
+    scanned = base + 4;
+  });
+
+  it("the node's slot notifications wake the loop and slow its polling; with the socket down it polls, and finds payments", async () => {
+    const slots = createSlotWatch({
+      url: node.wsUrl,
+      logger,
+      // Slots come only when the test ticks here: no silence is taken as an outage.
+      staleAfterMs: 60_000,
+      backoffMs: { first: 20, max: 100 },
+    });
+    const watching = createSolanaAdapter({
+      settings: { ...settings(node.url, node.genesisHash), wsUrl: node.wsUrl, wsPollIntervalMs: 30_000 },
+      requiredConfirmations: 2,
+      signingKeys,
+      logger,
+      slots,
+    });
+    await watching.start();
+    expect(watching.pollIntervalMs).toBe(100);
+    let wakes = 0;
+    const leave = watching.onActivity?.(() => {
+      wakes += 1;
+    });
+    try {
+      await waitFor('subscribed', () => watching.pollIntervalMs === 30_000);
+      const woken = wakes;
+      node.ticks(2);
+      await waitFor('a wake-up per slot', () => wakes === woken + 2);
+      // The node's PubSub goes away: polling at POLL_MS again, and a payment made meanwhile is found by it.
+      node.websocket(false);
+      await waitFor('polling again', () => watching.pollIntervalMs === 100);
+      const quiet = wakes;
+      const to = deposit(22);
+      const paid = await send(node, payer.signer, [solTransfer(payer.signer, to, 5n * 10n ** 6n)]);
+      node.ticks(2);
+      const found = await scan([to]);
+      expect(found.map((t) => [t.txHash, t.amount])).toEqual([[paid.signature, 5_000_000n]]);
+      expect(wakes).toBe(quiet);
+      node.websocket(true);
+      await waitFor('subscribed again', () => watching.pollIntervalMs === 30_000);
+      expect(slots.stats()).toMatchObject({ connections: 2, outages: 1 });
+    } finally {
+      leave?.();
+      await watching.close();
+      node.websocket(true);
+    }
+  });
+
+  it('a node on another cluster: its slots wake nothing (start() is retried at the polling interval, not per slot)', async () => {
+    const slots = createSlotWatch({ url: node.wsUrl, logger, staleAfterMs: 60_000 });
+    const wrong = createSolanaAdapter({
+      settings: {
+        ...settings(node.url, '5eykt4UsFv8P8NJdTREpY1vzqKqZKvdpKuc147dw2N9d'),
+        wsUrl: node.wsUrl,
+      },
+      requiredConfirmations: 2,
+      signingKeys,
+      logger,
+      slots,
+    });
+    let wakes = 0;
+    const leave = wrong.onActivity?.(() => {
+      wakes += 1;
+    });
+    try {
+      await expect(wrong.start()).rejects.toThrow(/genesis hash/);
+      await waitFor('subscribed', () => slots.connected());
+      node.ticks(2);
+      await waitFor('two slots announced', () => slots.stats().received >= 2);
+      expect(wakes).toBe(0);
+    } finally {
+      leave?.();
+      await wrong.close();
+    }
   });
 
   it('a new process finds the slot of an old block height by reading back from the head (no block known)', async () => {

@@ -8,6 +8,7 @@ import { associatedTokenAccount } from './ata.ts';
 import { createSolanaRpcClient, type SolanaRpcClient } from './rpc.ts';
 import { blockTransfers, type RpcBlock } from './scan.ts';
 import { MAINNET_GENESIS_HASH, MAX_FORWARD_INPUTS, type SolanaChainSettings } from './settings.ts';
+import { createSlotWatch, type SlotWatch } from './slots.ts';
 import { createSolanaSweeper } from './sweep.ts';
 
 /**
@@ -24,6 +25,11 @@ import { createSolanaSweeper } from './sweep.ts';
  * Finality: a deposit is `seen` in a confirmed block (the payment turns `confirming`); once CONFIRMATIONS blocks stand
  * on it, `recheck` asks `getSignatureStatuses` (with the history) and credits only a successful transaction at the
  * `finalized` commitment in the very block it was seen in. One not finalized yet is withheld and asked again next round.
+ *
+ * WebSocket, where configured (WS_URL; slots.ts): each slot the node announces (`slotSubscribe`) wakes the loop
+ * (onActivity) to poll at once, so a payment shows `confirming` within a slot or so of its block being confirmed. The
+ * notifications are wake-ups only — what the poll reads decides, a lost one costs nothing but latency — and the timed
+ * polls go on as the safety net, every WS_POLL_MS while the socket delivers, every POLL_MS while it does not.
  */
 
 export interface SolanaAdapter extends ChainAdapter {
@@ -35,6 +41,9 @@ export interface SolanaAdapter extends ChainAdapter {
   requests(): number;
   /** The fee payer's address and its balance when last read (null before). */
   feePayer(): { address: string | null; lamports: bigint | null };
+  /** The polling interval now: slower while the node's slot notifications arrive. */
+  readonly pollIntervalMs: number;
+  close(): Promise<void>;
 }
 
 interface Known {
@@ -57,6 +66,8 @@ export function createSolanaAdapter(deps: {
   client?: SolanaRpcClient;
   /** How often getHealth and the fee payer's balance are read (default 10 s). */
   healthEveryMs?: number;
+  /** Replaces the slot watch built from settings.wsUrl (tests). */
+  slots?: SlotWatch;
 }): SolanaAdapter {
   const { settings } = deps;
   const isTest = settings.isTest;
@@ -72,6 +83,8 @@ export function createSolanaAdapter(deps: {
       logger,
     });
   const { rpc } = client;
+  const slots =
+    deps.slots ?? (settings.wsUrl === undefined ? null : createSlotWatch({ url: settings.wsUrl, logger }));
   const name = `solana (${isTest ? 'test' : 'live'})`;
   /** Mint → asset code, in this mode. */
   const assets = new Map<string, string>();
@@ -82,6 +95,8 @@ export function createSolanaAdapter(deps: {
   const mints = new Set(assets.keys());
   const nativeCode = info.nativeAsset.code;
   const byHeight = new Map<number, Known>();
+  /** The highest height in byHeight or slotByHeight (a bound: it may be above what they still hold). */
+  let highestKnown = -1;
   /** Heights whose full block is kept, oldest first. */
   const fullHeights: number[] = [];
   let startProblem: string | null = null;
@@ -102,6 +117,7 @@ export function createSolanaAdapter(deps: {
 
   function remember(entry: Known): Known {
     byHeight.set(entry.ref.number, entry);
+    highestKnown = Math.max(highestKnown, entry.ref.number);
     if (byHeight.size > 4096) {
       const lowest = [...byHeight.keys()].sort((a, b) => a - b).slice(0, 1024);
       for (const height of lowest) byHeight.delete(height);
@@ -175,7 +191,10 @@ export function createSolanaAdapter(deps: {
     if (slotByHeight.size > 50_000) slotByHeight.clear();
     slots.forEach((slot, index) => {
       const height = lastHeight - (slots.length - 1 - index);
-      if (height >= from && height <= from + LEARN_AHEAD) slotByHeight.set(height, slot);
+      if (height >= from && height <= from + LEARN_AHEAD) {
+        slotByHeight.set(height, slot);
+        highestKnown = Math.max(highestKnown, height);
+      }
     });
   }
 
@@ -240,10 +259,16 @@ export function createSolanaAdapter(deps: {
   let highestReturned = -1;
 
   function forgetFrom(height: number): void {
-    for (const key of [...byHeight.keys()]) if (key >= height) byHeight.delete(key);
-    for (const key of [...slotByHeight.keys()]) if (key >= height) slotByHeight.delete(key);
+    dropAbove(height - 1);
     if (lastHead !== null && lastHead.ref.number >= height) lastHead = null;
     highestReturned = height - 1;
+  }
+
+  /** Forgets the blocks and slots known above `height`. */
+  function dropAbove(height: number): void {
+    for (const key of [...byHeight.keys()]) if (key > height) byHeight.delete(key);
+    for (const key of [...slotByHeight.keys()]) if (key > height) slotByHeight.delete(key);
+    highestKnown = Math.min(highestKnown, height);
   }
 
   async function headKnown(): Promise<Known> {
@@ -257,7 +282,10 @@ export function createSolanaAdapter(deps: {
     // The head is the next block the watcher scans when it keeps up: fetched whole once.
     const block = await fetchBlock(slot, true);
     if (block === null) throw new Error(`solana: no block at the confirmed slot ${slot}`);
-    lastHead = remember(toKnown(slot, block, true));
+    const head = toKnown(slot, block, true);
+    // Nothing stands above the confirmed head: blocks known above it were of a fork the cluster abandoned.
+    if (highestKnown > head.ref.number) dropAbove(head.ref.number);
+    lastHead = remember(head);
     return lastHead;
   }
 
@@ -310,8 +338,22 @@ export function createSolanaAdapter(deps: {
     isTest,
     simulated: false,
     requiredConfirmations: deps.requiredConfirmations,
-    pollIntervalMs: settings.pollIntervalMs,
+    get pollIntervalMs() {
+      return slots?.connected() === true ? settings.wsPollIntervalMs : settings.pollIntervalMs;
+    },
+    ...(slots === null
+      ? {}
+      : {
+          // Until the node is known to be the right cluster (start), a wake-up would only retry start() at every slot.
+          onActivity: (wake: () => void) =>
+            slots.onActivity(() => {
+              if (started) wake();
+            }),
+        }),
     start,
+    async close() {
+      await slots?.close();
+    },
     requests: client.requests,
     feePayer: () => ({ address: sweeper.feePayerAddress(), lamports: feePayerLamports }),
 
@@ -347,18 +389,25 @@ export function createSolanaAdapter(deps: {
         highestReturned = Math.max(highestReturned, number);
         return cached.ref;
       }
-      const slot = await slotOf(number);
-      if (slot === null) return null;
-      const block = await fetchBlock(slot, true);
-      if (block === null) return null;
-      const entry = remember(toKnown(slot, block, true));
-      if (entry.ref.number !== number) {
-        // The height map is off (a fork left under it): start again from the head.
+      for (let attempt = 1; ; attempt++) {
+        const slot = await slotOf(number);
+        if (slot === null) return null;
+        const block = await fetchBlock(slot, true);
+        const found = block === null ? null : toKnown(slot, block, true);
+        if (found !== null && found.ref.number === number) {
+          remember(found);
+          highestReturned = Math.max(highestReturned, number);
+          return found.ref;
+        }
+        // The slot map is stale: that slot's block was on a fork the cluster abandoned (its slot skipped now), or the
+        // heights were counted from such a block. Forget it all and count the slots back from the confirmed head.
         forgetFrom(0);
-        throw new Error(`solana: slot ${slot} holds block height ${entry.ref.number}, not ${number}`);
+        if (attempt === 2) {
+          // Still no block: a node whose getBlock lags its getSlot (a load-balanced provider); the next poll asks again.
+          if (found === null) return null;
+          throw new Error(`solana: slot ${slot} holds block height ${found.ref.number}, not ${number}`);
+        }
       }
-      highestReturned = Math.max(highestReturned, number);
-      return entry.ref;
     },
 
     async transfers(block, watched) {

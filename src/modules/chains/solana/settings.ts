@@ -1,6 +1,7 @@
 import { ed25519 } from '@noble/curves/ed25519.js';
 import { base58 } from '@scure/base';
 import { chainNodeEnv } from '../node-env.ts';
+import { redactUrl } from '../rpc-url.ts';
 
 /**
  * The environment of the solana chain: for live mode `SVC_CHAIN_SOLANA_…`, for test mode on a real test cluster
@@ -14,6 +15,11 @@ import { chainNodeEnv } from '../node-env.ts';
  * - `CONFIRMATIONS`     blocks counted on the `confirmed` commitment (its own block counts as 1) before a deposit is
  *                       re-checked at `finalized` and credited; default SVC_CONFIRMATIONS, else the registry's (32).
  * - `POLL_MS`           how often the confirmed slot is polled and new blocks scanned (default 1000).
+ * - `WS_URL`            the node's PubSub WebSocket (ws:// or wss://; a local validator's is its RPC port + 1, e.g.
+ *                       ws://127.0.0.1:8900; providers give a wss:// URL beside the https:// one): `slotSubscribe`
+ *                       notifications wake the scan at once (slots.ts). Optional: without it the node is polled only.
+ * - `WS_POLL_MS`        the safety net's interval while the socket delivers slots (default the larger of 10000 and
+ *                       POLL_MS); POLL_MS applies while it does not.
  * - `FEE_PAYER_KEY`     the account that pays sweeps' fees (and the payout's token account rent when missing): a
  *                       base58 64-byte secret key (as wallets export it) or the JSON array of a solana-keygen file.
  *                       Unset: derived from the mode's mnemonic at the last index (m/44'/501'/2147483647'/0'), as the
@@ -34,6 +40,10 @@ export interface SolanaChainSettings {
   genesisHash: string | undefined;
   confirmations: number | undefined;
   pollIntervalMs: number;
+  /** The node's PubSub WebSocket URL; undefined: no socket, polling only. */
+  wsUrl: string | undefined;
+  /** The polling interval while the socket delivers slot notifications (they wake the scan in between). */
+  wsPollIntervalMs: number;
   /** The fee payer's 32-byte ed25519 seed; undefined: derived from the mode's mnemonic. */
   feePayerKey: Uint8Array | undefined;
   maxPriorityFee: bigint;
@@ -88,6 +98,24 @@ export function parseSolanaSecretKey(text: string, name: string): Uint8Array {
   return seed;
 }
 
+/**
+ * One ws:// or wss:// URL with a host (a provider's API key may sit in its path or query): refused naming the variable,
+ * the URL redacted.
+ */
+function parseWsUrl(prefix: string, text: string | undefined): string | undefined {
+  if (text === undefined) return undefined;
+  let parsed: URL | undefined;
+  try {
+    parsed = new URL(text);
+  } catch {
+    parsed = undefined;
+  }
+  if (parsed === undefined || !/^wss?:$/.test(parsed.protocol) || parsed.host === '' || /[\s,]/.test(text)) {
+    throw new Error(`${prefix}WS_URL: "${redactUrl(text)}" is not one ws:// or wss:// URL`);
+  }
+  return text;
+}
+
 /** Reads every SVC_CHAIN_SOLANA_* / SVC_TEST_CHAIN_SOLANA_* variable; throws an Error naming the variable. */
 export function parseSolanaChainSettings(env: Record<string, string | undefined>): SolanaChainSettings[] {
   const out: SolanaChainSettings[] = [];
@@ -105,6 +133,11 @@ export function parseSolanaChainSettings(env: Record<string, string | undefined>
     }
     const keyText = get('FEE_PAYER_KEY');
     const confirmationsText = get('CONFIRMATIONS');
+    const pollIntervalMs = number('POLL_MS', 1000, 50, 600_000);
+    const wsUrl = parseWsUrl(prefix, get('WS_URL'));
+    if (wsUrl === undefined && get('WS_POLL_MS') !== undefined) {
+      throw new Error(`${prefix}WS_POLL_MS: set without ${prefix}WS_URL`);
+    }
     out.push({
       chain: 'solana',
       isTest,
@@ -114,7 +147,9 @@ export function parseSolanaChainSettings(env: Record<string, string | undefined>
         confirmationsText === undefined
           ? undefined
           : wholeNumber(prefix, 'CONFIRMATIONS', confirmationsText, 1, 10_000),
-      pollIntervalMs: number('POLL_MS', 1000, 50, 600_000),
+      pollIntervalMs,
+      wsUrl,
+      wsPollIntervalMs: number('WS_POLL_MS', Math.max(10_000, pollIntervalMs), 50, 600_000),
       feePayerKey:
         keyText === undefined ? undefined : parseSolanaSecretKey(keyText, `${prefix}FEE_PAYER_KEY`),
       maxPriorityFee: BigInt(number('MAX_PRIORITY_FEE', 100_000, 0, 1_000_000_000)),

@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import type { Db } from '../../../db/client.ts';
-import type { ChainAdapter, SeenDeposit } from '../adapter.ts';
+import type { ChainAdapter, ResourceStake, SeenDeposit } from '../adapter.ts';
 import { type AddressDeriver, MAX_DERIVATION_INDEX } from '../derivation.ts';
 import type { DepositSigningKeys } from '../derivation-check.ts';
 import { contractOf, getChain } from '../registry.ts';
@@ -113,12 +113,11 @@ export function createTronAdapter(deps: {
     block: scanner.block,
     transfers: scanner.transfers,
     recheck: scanner.recheck,
-    // Base58 addresses are case-sensitive: compared as they are.
-    addressKey: (address) => address,
+    // Keyed by account bytes, as blocks write them (watched.ts).
+    addressKey: scanner.addressKey,
     buildForward: sweeper.buildForward,
-    bumpForward: (intent) => sweeper.bumpForward(intent),
-    // Asked only once the current version's transactions could have expired.
-    bumpAfterMs: expirationMs,
+    // Asked when forwardStatus says `expired`: once the solidified block proves a transaction cannot land.
+    bumpForward: (intent, previous) => sweeper.bumpForward(intent, previous),
     broadcast: sweeper.broadcast,
     forwardStatus: sweeper.forwardStatus,
     readiness,
@@ -126,18 +125,24 @@ export function createTronAdapter(deps: {
     resourceWallet: sweeper.resourceAddress,
     async feeWallet() {
       let balance: bigint | null = null;
+      let stake: ResourceStake | null = null;
       try {
         balance = await sweeper.feeBalance();
+        stake = await sweeper.resourceStake();
       } catch {
         // The node did not answer: shown as unknown.
       }
       return {
-        role: 'pays deposit activations and the TRX a sweep burns without delegated energy',
+        role:
+          sweeper.resourceAddress === null
+            ? 'pays deposit activations and the TRX a sweep burns without delegated energy'
+            : 'lends staked energy to USDT sweeps; pays deposit activations and the TRX a sweep burns when its stake is short',
         address: sweeper.feeAddress,
         balance,
         // One sweep's burn cap (MAX_BURN_TRX): below it the next burning sweep may not be paid.
         lowBelow: settings.maxBurnSun,
         low: balance !== null && balance < settings.maxBurnSun,
+        ...(sweeper.resourceAddress === null ? {} : { stake }),
       };
     },
     close: () => http.close(),

@@ -1,7 +1,6 @@
 import type { Logger } from 'pino';
-import type { Pool } from 'undici';
-import { loadUndici } from '../../../lib/undici.ts';
-import { redactUrl } from '../rpc-url.ts';
+import type { NodeEndpoint, NodeHealth } from '../node-failover.ts';
+import { closeEndpoints, createNodeFailover, nodeEndpoint, postToNode } from '../node-failover.ts';
 import { parseJsonExactIntegers } from './json.ts';
 
 /**
@@ -38,16 +37,15 @@ export class TronTransportError extends Error {
   }
 }
 
-interface TronHttpHealth {
-  down: { reason: string; since: Date } | null;
-  /** The base URL (redacted) answering now. */
-  url: string;
-}
-
 export interface TronHttp {
-  /** POSTs `body` (JSON) to `path` (e.g. `/wallet/getnowblock`) and returns the parsed answer. */
-  post<T>(path: string, body?: Record<string, unknown>): Promise<T>;
-  health(): TronHttpHealth;
+  /**
+   * POSTs `body` (JSON) to `path` (e.g. `/wallet/getnowblock`) and returns the parsed answer, its integers exact
+   * (parseJsonExactIntegers). `read: 'plain'` parses with JSON.parse instead: for a big answer of which only a few
+   * amounts matter (a block), where an integer above 2^53 comes out rounded; `units` refuses such a number
+   * (InexactAmountError), and the caller then asks again exactly.
+   */
+  post<T>(path: string, body?: Record<string, unknown>, read?: 'exact' | 'plain'): Promise<T>;
+  health(): NodeHealth;
   close(): Promise<void>;
 }
 
@@ -63,62 +61,34 @@ export interface TronHttpOptions {
   sleep?: (ms: number) => Promise<void>;
 }
 
-interface Endpoint {
-  redacted: string;
-  origin: string;
+interface Endpoint extends NodeEndpoint {
   /** The base path (a provider's `/…/key` prefix), without its trailing slash. */
   base: string;
-  pool: Pool | undefined;
 }
 
 export function createTronHttp(options: TronHttpOptions): TronHttp {
-  const { logger } = options;
   if (options.urls.length === 0) throw new Error('tron needs at least one RPC URL');
-  const sleep = options.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
-  const backoffMs = options.backoffMs ?? 250;
   const endpoints: Endpoint[] = options.urls.map((url) => {
-    const parsed = new URL(url);
-    if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
-      throw new Error(`RPC URL "${redactUrl(url)}" is not an http:// or https:// URL`);
-    }
-    return {
-      redacted: redactUrl(url),
-      origin: parsed.origin,
-      base: parsed.pathname.replace(/\/+$/, ''),
-      pool: undefined,
-    };
+    const endpoint = nodeEndpoint(url);
+    return { ...endpoint, base: endpoint.url.pathname.replace(/\/+$/, '') };
   });
   const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'application/json' };
   if (options.apiKey !== undefined) headers['TRON-PRO-API-KEY'] = options.apiKey;
-  let current = 0;
-  let down: TronHttpHealth['down'] = null;
+  // Rounds, backoff and logger as configured.
+  const failover = createNodeFailover({
+    ...options,
+    endpoints,
+    name: 'Tron',
+    isTransportError: (error) => error instanceof TronTransportError,
+    unreachable: (reason) => new TronTransportError('connection', reason),
+  });
 
-  async function postOnce(endpoint: Endpoint, path: string, body: string): Promise<unknown> {
-    const undici = await loadUndici();
-    endpoint.pool ??= new undici.Pool(endpoint.origin, { connections: 4, pipelining: 1 });
-    let status: number;
-    let text: string;
-    try {
-      const response = await endpoint.pool.request({
-        path: `${endpoint.base}${path}`,
-        method: 'POST',
-        headers,
-        body,
-        signal: AbortSignal.timeout(options.timeoutMs),
-      });
-      status = response.statusCode;
-      text = await response.body.text();
-    } catch (error) {
-      if (
-        (error instanceof Error && (error.name === 'TimeoutError' || error.name === 'AbortError')) ||
-        error instanceof undici.errors.HeadersTimeoutError ||
-        error instanceof undici.errors.BodyTimeoutError
-      ) {
-        throw new TronTransportError('timeout', `timed out after ${options.timeoutMs} ms`);
-      }
-      const code = (error as NodeJS.ErrnoException).code;
-      throw new TronTransportError('connection', `connection failed (${code ?? (error as Error).message})`);
-    }
+  async function postOnce(endpoint: Endpoint, path: string, body: string, exact: boolean): Promise<unknown> {
+    const { status, text } = await postToNode(
+      endpoint,
+      { path: `${endpoint.base}${path}`, headers, body, timeoutMs: options.timeoutMs },
+      (kind, message) => new TronTransportError(kind, message),
+    );
     if (status !== 200) {
       throw new TronTransportError(
         'http',
@@ -128,71 +98,31 @@ export function createTronHttp(options: TronHttpOptions): TronHttp {
     }
     try {
       // java-tron answers an empty object for a block or transaction it does not have; an empty body is the same.
-      return text.trim() === '' ? {} : parseJsonExactIntegers(text);
+      if (text.trim() === '') return {};
+      return exact ? parseJsonExactIntegers(text) : JSON.parse(text);
     } catch {
       throw new TronTransportError('malformed', 'an answer that is not JSON', status);
     }
   }
 
-  function markUp(): void {
-    if (down !== null) {
-      logger.info(
-        { url: endpoints[current]?.redacted, downForMs: Date.now() - down.since.getTime() },
-        'Tron node reachable again',
-      );
-      down = null;
+  async function post<T>(
+    path: string,
+    body: Record<string, unknown> = {},
+    read: 'exact' | 'plain' = 'exact',
+  ): Promise<T> {
+    const sent = JSON.stringify(body);
+    const answer = await failover.run({ path }, (endpoint) =>
+      postOnce(endpoint, path, sent, read === 'exact'),
+    );
+    if (answer !== null && typeof answer === 'object' && 'Error' in answer) {
+      throw new TronApiError(path, String((answer as { Error: unknown }).Error));
     }
-  }
-
-  async function post<T>(path: string, body: Record<string, unknown> = {}): Promise<T> {
-    const text = JSON.stringify(body);
-    let lastError: TronTransportError | undefined;
-    for (let round = 0; round < options.retries; round++) {
-      for (let tried = 0; tried < endpoints.length; tried++) {
-        const index = current;
-        const endpoint = endpoints[index];
-        if (endpoint === undefined) break;
-        try {
-          const answer = await postOnce(endpoint, path, text);
-          markUp();
-          if (answer !== null && typeof answer === 'object' && 'Error' in answer) {
-            throw new TronApiError(path, String((answer as { Error: unknown }).Error));
-          }
-          return answer as T;
-        } catch (error) {
-          if (!(error instanceof TronTransportError)) throw error;
-          lastError = error;
-          const next = (index + 1) % endpoints.length;
-          if (down === null)
-            logger.warn(
-              {
-                path,
-                url: endpoint.redacted,
-                error: error.message,
-                ...(endpoints.length > 1 ? { next: endpoints[next]?.redacted } : {}),
-              },
-              endpoints.length > 1 ? 'Tron node request failed; failing over' : 'Tron node request failed',
-            );
-          if (current === index) current = next;
-        }
-      }
-      if (round + 1 < options.retries) await sleep(backoffMs * 2 ** round);
-    }
-    const reason = `node unreachable: ${lastError?.message ?? 'no attempt'} (${endpoints.map((e) => e.redacted).join(', ')})`;
-    if (down === null) {
-      down = { reason, since: new Date() };
-      logger.error({ path, reason }, 'Tron node down: every RPC URL failed');
-    } else {
-      down = { reason, since: down.since };
-    }
-    throw lastError ?? new TronTransportError('connection', reason);
+    return answer as T;
   }
 
   return {
     post,
-    health: () => ({ down, url: endpoints[current]?.redacted ?? '' }),
-    async close() {
-      await Promise.all(endpoints.map((endpoint) => endpoint.pool?.close()));
-    },
+    health: failover.health,
+    close: () => closeEndpoints(endpoints),
   };
 }

@@ -45,6 +45,14 @@ function escaped(text: string, quote: number): boolean {
   return backslashes % 2 === 1;
 }
 
+/** A number that JSON.parse may have rounded (beyond 2^53, or not an integer): never read as an amount. */
+export class InexactAmountError extends Error {
+  constructor(value: number) {
+    super(`amount ${value} is not an exact integer`);
+    this.name = 'InexactAmountError';
+  }
+}
+
 /**
  * An integer amount as parseJsonExactIntegers left it (a safe-integer number or the text of a bigger one), or 0n when
  * absent (java-tron omits zero-valued protobuf fields: an account without TRX has no `balance`). Anything else is a
@@ -53,7 +61,7 @@ function escaped(text: string, quote: number): boolean {
 export function units(value: unknown): bigint {
   if (value === undefined || value === null) return 0n;
   if (typeof value === 'number') {
-    if (!Number.isSafeInteger(value)) throw new Error(`amount ${value} is not an exact integer`);
+    if (!Number.isSafeInteger(value)) throw new InexactAmountError(value);
     return BigInt(value);
   }
   if (typeof value === 'string' && /^-?\d+$/.test(value)) return BigInt(value);

@@ -1,10 +1,12 @@
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type FakeTronNode, startFakeTronNode, testKey } from '../../../../test/support/tron-node.ts';
-import { createTronHttp } from './http.ts';
+import { createTronHttp, type TronHttp } from './http.ts';
+import { parseJsonExactIntegers } from './json.ts';
 import { createTronReadiness } from './node.ts';
 import { blockTransfers, createTronScanner, type RawBlock, type RawTransactionInfo } from './scan.ts';
 import { hexAddress } from './tx.ts';
+import { createTronAddressKeys } from './watched.ts';
 
 const logger = pino({ level: 'silent' });
 const USDT = 'TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t';
@@ -14,7 +16,8 @@ describe('blockTransfers', () => {
   const a = testKey('watched-a');
   const b = testKey('watched-b');
   const stranger = testKey('stranger');
-  const watched = new Set([a.address, b.address]);
+  const keys = createTronAddressKeys();
+  const watched = new Set([a.address, b.address].map(keys.keyOf));
   const transfer = (txID: string, to: string, amount: number | string, ret = 'SUCCESS') => ({
     txID,
     ret: [{ contractRet: ret }],
@@ -104,12 +107,87 @@ describe('blockTransfers', () => {
   });
 });
 
+describe('createTronScanner reading blocks with plain JSON.parse', () => {
+  const a = testKey('plain-a');
+  const stranger = testKey('plain-stranger');
+  const keys = createTronAddressKeys();
+  const watched = new Set([a.address].map(keys.keyOf));
+  const id = (n: number) => n.toString(16).padStart(64, '0');
+  const transfer = (txID: string, to: string, amount: string) =>
+    `{"ret":[{"contractRet":"SUCCESS"}],"txID":"${txID}","raw_data":{"contract":[{"type":"TransferContract",` +
+    `"parameter":{"value":{"owner_address":"${stranger.hex}","to_address":"${to}","amount":${amount}}}}]}}`;
+  const blockText = (...transactions: string[]) =>
+    `{"blockID":"${id(7)}","block_header":{"raw_data":{"number":7,"parentHash":"${id(6)}","timestamp":1}},` +
+    `"transactions":[${transactions.join(',')}]}`;
+
+  /** A node answering one block (by number) from its text, parsed as the real client parses it; records each read. */
+  function serving(text: string, infos = '[]') {
+    const reads: string[] = [];
+    const http: TronHttp = {
+      async post<T>(path: string, _body?: Record<string, unknown>, read: 'exact' | 'plain' = 'exact') {
+        reads.push(`${path} ${read}`);
+        const answer = path === '/wallet/getblockbynum' ? text : infos;
+        return (read === 'exact' ? parseJsonExactIntegers(answer) : JSON.parse(answer)) as T;
+      },
+      health: () => ({ down: null, url: '' }),
+      close: async () => {},
+    };
+    return {
+      reads,
+      scan: createTronScanner({ http, native: 'TRX', usdt: null, requiredConfirmations: 19, logger }),
+    };
+  }
+
+  it('reads a block again exactly when, and only when, it pays a watched address more than JSON.parse keeps exact', async () => {
+    // The stranger always gets 2^53 + 1 sun (JSON.parse would read 2^53): never read, so never a reason to read again.
+    for (const [paid, reads] of [
+      ['9007199254740993', ['/wallet/getblockbynum plain', '/wallet/getblockbynum exact']],
+      ['9007199254740991', ['/wallet/getblockbynum plain']],
+    ] as const) {
+      const served = serving(
+        blockText(transfer(id(1), stranger.hex, '9007199254740993'), transfer(id(2), a.hex, paid)),
+      );
+      const ref = await served.scan.block(7);
+      expect(await served.scan.transfers(ref as NonNullable<typeof ref>, watched)).toEqual([
+        { txHash: id(2), outputIndex: 0, to: a.address, asset: 'TRX', amount: BigInt(paid) },
+      ]);
+      expect(served.reads).toEqual(reads);
+    }
+  });
+
+  it("takes infos in any order, and refuses infos of another block's transactions", async () => {
+    const call = (txID: string) =>
+      `{"ret":[{"contractRet":"SUCCESS"}],"txID":"${txID}","raw_data":{"contract":[{"type":"TriggerSmartContract"}]}}`;
+    const internal = (txID: string, amount: number) =>
+      `{"id":"${txID}","receipt":{"result":"SUCCESS"},"internal_transactions":[{"transferTo_address":"${a.hex}",` +
+      `"callValueInfo":[{"callValue":${amount}}]}]}`;
+    const text = blockText(call(id(1)), call(id(2)));
+    const shuffled = serving(text, `[${internal(id(2), 5)},${internal(id(1), 4)}]`);
+    const ref = await shuffled.scan.block(7);
+    expect(
+      (await shuffled.scan.transfers(ref as NonNullable<typeof ref>, watched)).map((t) => [
+        t.txHash,
+        t.amount,
+      ]),
+    ).toEqual([
+      [id(1), 4n],
+      [id(2), 5n],
+    ]);
+    const other = serving(text, `[${internal(id(1), 4)},${internal(id(3), 5)}]`);
+    await other.scan.block(7);
+    await expect(other.scan.transfers(ref as NonNullable<typeof ref>, watched)).rejects.toThrow(
+      'Tron block 7 changed while its transaction infos were read',
+    );
+  });
+});
+
 describe('createTronScanner against the fake node', () => {
   let node: FakeTronNode;
   const payer = testKey('scan-payer');
   const deposit = testKey('scan-deposit');
   const second = testKey('scan-deposit-2');
-  const watched = new Set([deposit.address, second.address]);
+  const keys = createTronAddressKeys();
+  const watched = new Set([deposit.address, second.address].map(keys.keyOf));
 
   beforeAll(async () => {
     node = await startFakeTronNode();

@@ -1,8 +1,9 @@
 import type { Logger } from 'pino';
 import type { BlockRef, SeenDeposit, Transfer } from '../adapter.ts';
 import type { TronHttp } from './http.ts';
-import { units } from './json.ts';
+import { InexactAmountError, units } from './json.ts';
 import { base58Address } from './tx.ts';
+import { createTronAddressKeys } from './watched.ts';
 
 /**
  * Detection on Tron, block by block (one every 3 s), from java-tron's HTTP API (addresses in hex, `visible: false`):
@@ -69,24 +70,61 @@ function blockRefOf(block: RawBlock): BlockRef | null {
 
 /** Whether any transaction of the block calls a contract (only then are its transaction infos worth a request). */
 function hasContractCalls(block: RawBlock): boolean {
-  return (block.transactions ?? []).some((tx) =>
-    tx.raw_data?.contract?.some((contract) => contract.type === 'TriggerSmartContract'),
-  );
+  for (const tx of block.transactions ?? []) {
+    for (const contract of tx.raw_data?.contract ?? [])
+      if (contract.type === 'TriggerSmartContract') return true;
+  }
+  return false;
 }
 
 /** `ret[0].contractRet` is SUCCESS (java-tron writes it for every transaction in a block). */
 const succeeded = (tx: RawTransaction): boolean => tx.ret?.[0]?.contractRet === 'SUCCESS';
 
-/** The base58 address of a hex one (41…, or the bare 20 bytes of a log), or null when it is not one. */
-function addressOf(hex: unknown): string | null {
+/**
+ * The watched-set key of a hex address as a block writes it (41 ‖ 20 bytes, or the bare 20 bytes of a log), or null
+ * when it is not one of those lengths. Only a key found in the watched set is known to be a real address.
+ */
+function keyOf(hex: unknown): string | null {
   if (typeof hex !== 'string') return null;
-  const bare = hex.length === 42 && hex.startsWith('41') ? hex.slice(2) : hex.length === 40 ? hex : null;
-  return bare === null || !/^[0-9a-fA-F]{40}$/.test(bare) ? null : base58Address(bare);
+  if (hex.length === 42) return hex.startsWith('41') ? hex.slice(2).toLowerCase() : null;
+  return hex.length === 40 ? hex.toLowerCase() : null;
+}
+
+/**
+ * The info of a transaction by its id. java-tron lists a block's infos in the order of its transactions, so each is
+ * looked for at the next place first; an info elsewhere is found through a map of them all, made then.
+ */
+function infoFinder(infos: readonly RawTransactionInfo[]): (txID: string) => RawTransactionInfo | undefined {
+  let next = 0;
+  let byId: Map<string, RawTransactionInfo> | undefined;
+  return (txID) => {
+    if (byId === undefined) {
+      const info = infos[next];
+      if (info?.id === txID) {
+        next += 1;
+        return info;
+      }
+      byId = new Map(infos.map((each) => [each.id, each]));
+    }
+    return byId.get(txID);
+  };
+}
+
+/** Whether every info is of one of the block's transactions (checked in order first, as java-tron lists them). */
+function infosBelong(block: RawBlock, infos: readonly RawTransactionInfo[]): boolean {
+  const transactions = block.transactions ?? [];
+  let next = 0;
+  for (const tx of transactions) if (infos[next]?.id === tx.txID) next += 1;
+  if (next === infos.length) return true;
+  const ids = new Set(transactions.map((tx) => tx.txID));
+  return infos.every((info) => ids.has(info.id));
 }
 
 /**
  * The block's payments to watched addresses, in the block's order: TRX TransferContracts, and from `infos` (the
  * block's transaction infos, when read) USDT Transfer logs of `usdtContract` (hex, 41…) and contracts' TRX.
+ * `watched` holds keys (watched.ts: the 20 account bytes in lower-case hex); `spell` gives a watched key's base58
+ * address, which the transfer reports.
  */
 export function blockTransfers(
   block: RawBlock,
@@ -95,51 +133,58 @@ export function blockTransfers(
   assets: { native: string; usdt: { code: string; contractHex: string } | null },
   /** svc's own wallets (hex, 41…): their TRX transfers are activations and top-ups of sweeps, not payments. */
   own: ReadonlySet<string> = new Set(),
+  spell: (key: string) => string = base58Address,
 ): Transfer[] {
   const out: Transfer[] = [];
-  const infoById = new Map<string, RawTransactionInfo>();
-  for (const info of infos ?? []) infoById.set(info.id, info);
+  const infoOf = infoFinder(infos ?? []);
   const usdtLogAddress = assets.usdt?.contractHex.slice(2).toLowerCase();
   for (const tx of block.transactions ?? []) {
     if (!succeeded(tx)) continue;
     const contracts = tx.raw_data?.contract ?? [];
-    contracts.forEach((contract, index) => {
-      if (contract.type !== 'TransferContract') return;
-      const from = contract.parameter?.value?.owner_address;
-      if (typeof from === 'string' && own.has(from.toLowerCase())) return;
-      const to = addressOf(contract.parameter?.value?.to_address);
-      if (to === null || !watched.has(to)) return;
+    for (let index = 0; index < contracts.length; index++) {
+      const contract = contracts[index];
+      if (contract?.type !== 'TransferContract') continue;
+      const value = contract.parameter?.value;
+      const to = keyOf(value?.to_address);
+      if (to === null || !watched.has(to)) continue;
+      const from = value?.owner_address;
+      if (typeof from === 'string' && own.has(from.toLowerCase())) continue;
       out.push({
         txHash: tx.txID,
         outputIndex: index,
-        to,
+        to: spell(to),
         asset: assets.native,
-        amount: units(contract.parameter?.value?.amount),
+        amount: units(value?.amount),
       });
-    });
-    const info = infoById.get(tx.txID);
+    }
+    const info = infoOf(tx.txID);
     // Logs and internal transfers only count in a call that succeeded (a reverted call's logs are void).
     if (info === undefined || info.receipt?.result !== 'SUCCESS') continue;
-    (info.log ?? []).forEach((log, index) => {
-      if (assets.usdt === null || log.address?.toLowerCase() !== usdtLogAddress) return;
-      const topics = log.topics ?? [];
-      if (topics.length !== 3 || topics[0]?.toLowerCase() !== TRANSFER_TOPIC) return;
-      const to = addressOf(topics[2]?.slice(24));
-      if (to === null || !watched.has(to)) return;
+    const logs = info.log ?? [];
+    for (let index = 0; assets.usdt !== null && index < logs.length; index++) {
+      const log = logs[index];
+      const topics = log?.topics;
+      if (log === undefined || topics?.length !== 3) continue;
+      const to = keyOf(topics[2]?.slice(24));
+      if (to === null || !watched.has(to)) continue;
+      if (log.address?.toLowerCase() !== usdtLogAddress || topics[0]?.toLowerCase() !== TRANSFER_TOPIC)
+        continue;
       const data = log.data ?? '';
-      if (!/^[0-9a-fA-F]{64}$/.test(data)) return;
+      if (!/^[0-9a-fA-F]{64}$/.test(data)) continue;
       out.push({
         txHash: tx.txID,
         outputIndex: LOG_INDEX_BASE + index,
-        to,
+        to: spell(to),
         asset: assets.usdt.code,
         amount: BigInt(`0x${data}`),
       });
-    });
-    (info.internal_transactions ?? []).forEach((internal, index) => {
-      if (internal.rejected === true) return;
-      const to = addressOf(internal.transferTo_address);
-      if (to === null || !watched.has(to)) return;
+    }
+    const internals = info.internal_transactions ?? [];
+    for (let index = 0; index < internals.length; index++) {
+      const internal = internals[index];
+      if (internal === undefined || internal.rejected === true) continue;
+      const to = keyOf(internal.transferTo_address);
+      if (to === null || !watched.has(to)) continue;
       // TRX only: entries with a tokenId are TRC-10 tokens, which svc does not accept.
       let amount = 0n;
       for (const value of internal.callValueInfo ?? [])
@@ -148,12 +193,12 @@ export function blockTransfers(
         out.push({
           txHash: tx.txID,
           outputIndex: INTERNAL_INDEX_BASE + index,
-          to,
+          to: spell(to),
           asset: assets.native,
           amount,
         });
       }
-    });
+    }
   }
   return out;
 }
@@ -170,6 +215,7 @@ export function createTronScanner(deps: {
   logger: Logger;
 }) {
   const { http } = deps;
+  const keys = createTronAddressKeys();
   /** Blocks just read, by id: `transfers` is only called for a block `block` or `head` just returned. */
   const recent = new Map<string, RawBlock>();
   let confirmations = deps.requiredConfirmations;
@@ -202,37 +248,56 @@ export function createTronScanner(deps: {
   }
 
   async function block(number: number): Promise<BlockRef | null> {
-    return keep(await http.post<RawBlock>('/wallet/getblockbynum', { num: number }));
+    // Read with plain JSON.parse: only the amounts paid to watched addresses are ever read, each checked by `units`.
+    return keep(await http.post<RawBlock>('/wallet/getblockbynum', { num: number }, 'plain'));
   }
 
-  async function transfers(ref: BlockRef, watched: ReadonlySet<string>): Promise<Transfer[]> {
-    let raw = recent.get(ref.hash);
+  /** The block at `ref` and its transaction infos (when it calls contracts), read `read`; null: another block is there now. */
+  async function contents(
+    ref: BlockRef,
+    read: 'exact' | 'plain',
+  ): Promise<{ raw: RawBlock; infos: RawTransactionInfo[] | null } | null> {
+    let raw = read === 'plain' ? recent.get(ref.hash) : undefined;
     if (raw === undefined) {
-      raw = await http.post<RawBlock>('/wallet/getblockbynum', { num: ref.number });
+      raw = await http.post<RawBlock>('/wallet/getblockbynum', { num: ref.number }, read);
       if (raw.blockID !== ref.hash) {
         // The chain moved under us: the watcher's parent-hash check will walk back; report nothing from another block.
         deps.logger.warn(
           { block: ref.number, expected: ref.hash, found: raw.blockID },
           'Tron block changed while scanning',
         );
-        return [];
+        return null;
       }
     }
-    if (watched.size === 0 || (raw.transactions ?? []).length === 0) return [];
-    let infos: RawTransactionInfo[] | null = null;
-    if (hasContractCalls(raw)) {
-      const answer = await http.post<RawTransactionInfo[] | Record<string, never>>(
-        '/wallet/gettransactioninfobyblocknum',
-        { num: ref.number },
-      );
-      infos = Array.isArray(answer) ? answer : [];
-      // The infos are read by number: make sure they belong to this block's transactions, not a replacement's.
-      const ids = new Set((raw.transactions ?? []).map((tx) => tx.txID));
-      if (infos.some((info) => !ids.has(info.id))) {
-        throw new Error(`Tron block ${ref.number} changed while its transaction infos were read`);
-      }
+    if (!hasContractCalls(raw)) return { raw, infos: null };
+    const answer = await http.post<RawTransactionInfo[] | Record<string, never>>(
+      '/wallet/gettransactioninfobyblocknum',
+      { num: ref.number },
+      read,
+    );
+    const infos = Array.isArray(answer) ? answer : [];
+    // The infos are read by number: make sure they belong to this block's transactions, not a replacement's.
+    if (!infosBelong(raw, infos)) {
+      throw new Error(`Tron block ${ref.number} changed while its transaction infos were read`);
     }
-    return blockTransfers(raw, infos, watched, { native: deps.native, usdt: deps.usdt }, deps.own);
+    return { raw, infos };
+  }
+
+  async function transfers(ref: BlockRef, watched: ReadonlySet<string>): Promise<Transfer[]> {
+    if (watched.size === 0) return [];
+    const assets = { native: deps.native, usdt: deps.usdt };
+    const plain = await contents(ref, 'plain');
+    if (plain === null || (plain.raw.transactions ?? []).length === 0) return [];
+    try {
+      return blockTransfers(plain.raw, plain.infos, watched, assets, deps.own, keys.addressOf);
+    } catch (error) {
+      if (!(error instanceof InexactAmountError)) throw error;
+    }
+    // An amount paid to a watched address is beyond what JSON.parse keeps exact (above 2^53): this block, and only
+    // this one, is read again with its integers exact.
+    const exact = await contents(ref, 'exact');
+    if (exact === null) return [];
+    return blockTransfers(exact.raw, exact.infos, watched, assets, deps.own, keys.addressOf);
   }
 
   /** Deposits whose block is solidified with the same hash and whose transaction succeeded there. */
@@ -256,6 +321,8 @@ export function createTronScanner(deps: {
   }
 
   return {
+    /** The watched-set key of an address (watched.ts): `transfers` takes a set of these. */
+    addressKey: keys.keyOf,
     head,
     block,
     transfers,

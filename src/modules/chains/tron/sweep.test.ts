@@ -129,7 +129,54 @@ describe('Tron sweeps against the fake node', () => {
     expect(node.burnt() - burntBefore).toBeLessThan(1_100_000n + 300_000n);
     expect(node.account(deposits[0]?.address ?? '')?.delegatedInEnergy).toBe(0n);
     expect([...(node.account(resource.address)?.delegatedOutEnergy.values() ?? [])]).toEqual([0n]);
-    expect(status.state).toBe('included');
+    // What the sweep used, from its receipts: all its energy lent, none burnt; the fee is what burnt (activation and
+    // bandwidth).
+    expect(status).toMatchObject({
+      state: 'included',
+      fee: node.burnt() - burntBefore,
+      usage: { energyUsed: 130_285n, energyDelegated: 130_285n },
+    });
+  });
+
+  it("reports the resource wallet's stake: staked, lent out, and the USDT sweeps its free energy covers", async () => {
+    expect(await sweeper().resourceStake()).toBeNull();
+    node.fund(resource.address, 30_000_000_000n);
+    node.stake(resource.address, 'ENERGY', 5_000_000_000n);
+    const s = sweeper({ resource: true });
+    // 5,000 TRX staked is short of one sweep's 7,072 (below).
+    expect(await s.resourceStake()).toMatchObject({
+      energyAvailable: 50_000n,
+      sweepsCovered: 0n,
+      short: true,
+    });
+    node.stake(resource.address, 'ENERGY', 15_000_000_000n);
+    node.stake(resource.address, 'BANDWIDTH', 1_000_000_000n);
+    // 10 energy a staked TRX here; a sweep borrows the stake of 64,285 energy, 10% more, rounded up: 7,072 TRX.
+    expect(await s.resourceStake()).toEqual({
+      energyStaked: 20_000_000_000n,
+      energyLent: 0n,
+      bandwidthStaked: 1_000_000_000n,
+      bandwidthLent: 0n,
+      energyAvailable: 200_000n,
+      energyPerSweep: 64_285n,
+      sweepsCovered: 2n,
+      short: false,
+    });
+    // While a sweep borrows some, the rest covers one sweep fewer.
+    node.sendUsdt(funder.key, deposits[0]?.address ?? '', 1_000_000n);
+    node.produceBlocks(1);
+    const built = await s.buildForward(intent('fwd_stake', 'USDT', [1_000_000n]));
+    stored.set(built.txHash, { id: 'fwd_stake', rawTx: built.rawTx });
+    await s.broadcast(built.rawTx);
+    await rounds(s, built.txHash, () => (node.account(resource.address)?.delegatedOutEnergy.size ?? 0) > 0);
+    const lent = [...(node.account(resource.address)?.delegatedOutEnergy.values() ?? [])][0] ?? 0n;
+    expect(lent).toBeGreaterThan(0n);
+    expect(await s.resourceStake()).toMatchObject({
+      energyStaked: 20_000_000_000n,
+      energyLent: lent,
+      energyAvailable: ((20_000_000_000n - lent) / 1_000_000n) * 10n,
+      sweepsCovered: (20_000_000_000n - lent) / 7_072_000_000n,
+    });
   });
 
   it('falls back to a burnt TRX top-up within the cap, and leaves the input beyond it', async () => {
@@ -152,7 +199,11 @@ describe('Tron sweeps against the fake node', () => {
     expect(built.fee).toBe(6_428_500n + 1_100_000n);
     expect(gasBefore - (node.account(gas.address)?.balance ?? 0n)).toBe(6_428_500n + 1_100_000n);
     expect(node.account(payout.address)?.usdt).toBe(2_000_001n);
-    expect(status.state).toBe('included');
+    expect(status).toMatchObject({
+      state: 'included',
+      fee: 6_428_500n + 1_100_000n,
+      usage: { energyUsed: 64_285n, energyDelegated: 0n },
+    });
   });
 
   it('falls back to the burn when the resource wallet has too little free stake, and says so', async () => {
@@ -191,17 +242,21 @@ describe('Tron sweeps against the fake node', () => {
     const forward = intent('fwd_exp', 'TRX', [4_000_000n]);
     const first = await s.buildForward(forward);
     stored.set(first.txHash, { id: 'fwd_exp', rawTx: first.rawTx });
+    const previous = { fee: first.fee };
     // Never broadcast (lost): the status check sends the stored bytes themselves, and nothing is re-signed.
-    expect(await s.bumpForward(forward)).toBeNull();
+    expect(await s.bumpForward(forward, previous)).toBeNull();
     expect(await s.forwardStatus(first.txHash)).toEqual({ state: 'pending' });
     expect(node.pool()).toEqual([first.txHash]);
     // The node loses it; 11 blocks (33 s) later it expired, but the solidified block is still older than its expiry.
     node.dropPool();
     node.produceBlocks(11);
-    expect(await s.bumpForward(forward)).toBeNull();
-    // 19 more: the solidified block is past its expiration and the chain does not have it: it provably cannot land.
+    expect(await s.forwardStatus(first.txHash)).toEqual({ state: 'pending' });
+    expect(await s.bumpForward(forward, previous)).toBeNull();
+    // 19 more: the solidified block is past its expiration and the chain does not have it: it provably cannot land,
+    // and the status says so at once (the forwarder then signs a new version without waiting).
     node.produceBlocks(19);
-    const second = await s.bumpForward(forward);
+    expect(await s.forwardStatus(first.txHash)).toEqual({ state: 'expired' });
+    const second = await s.bumpForward(forward, previous);
     expect(second).not.toBeNull();
     expect(second?.txHash).not.toBe(first.txHash);
     // The old version is refused for good; the new one lands, and the deposit is swept once.
@@ -212,5 +267,118 @@ describe('Tron sweeps against the fake node', () => {
     node.produceBlocks(1);
     expect(await s.forwardStatus(second?.txHash ?? '')).toMatchObject({ state: 'included' });
     expect(node.account(payout.address)?.balance).toBe(1n + 4_000_000n);
+  });
+
+  /**
+   * Produces blocks and asks the status (which sends the steps now ready), as the forwarder's rounds do, until `done`
+   * holds after a block: the steps that become ready then are not sent yet.
+   */
+  async function rounds(s: ReturnType<typeof sweeper>, txHash: string, done: () => boolean, most = 60) {
+    for (let round = 0; round < most; round++) {
+      node.produceBlocks(1);
+      if (done()) return;
+      await s.forwardStatus(txHash);
+    }
+    throw new Error('never happened');
+  }
+
+  /** A USDT deposit and a resource wallet with energy staked; the sweep built, stored and its first step sent. */
+  async function usdtSweep(id: string) {
+    node.fund(resource.address, 30_000_000_000n);
+    node.stake(resource.address, 'ENERGY', 20_000_000_000n);
+    node.fund(payout.address, 1_000_000n, 1n);
+    node.sendUsdt(funder.key, deposits[0]?.address ?? '', 5_000_000n);
+    node.produceBlocks(1);
+    const s = sweeper({ resource: true, expirationMs: 30_000 });
+    const forward = intent(id, 'USDT', [5_000_000n]);
+    const built = await s.buildForward(forward);
+    stored.set(built.txHash, { id, rawTx: built.rawTx });
+    await s.broadcast(built.rawTx);
+    const deposit = deposits[0]?.address ?? '';
+    const lent = () => node.account(resource.address)?.delegatedOutEnergy.get(deposits[0]?.hex ?? '') ?? 0n;
+    return { s, forward, built, deposit, lent };
+  }
+  const roles = (rawTx: string) =>
+    (JSON.parse(rawTx) as { steps: Array<{ role: string }> }).steps.map((step) => step.role);
+
+  it('signs an undelegation that expired unsent again, holding the sweep open until the stake is back', async () => {
+    const { s, forward, built, lent } = await usdtSweep('fwd_reclaim');
+    expect(roles(built.rawTx)).toEqual(['activate', 'delegate', 'transfer', 'undelegate']);
+    // The transfer lands; then the node loses everything sent to it, the undelegation included.
+    await rounds(s, built.txHash, () => (node.account(payout.address)?.usdt ?? 0n) === 5_000_001n);
+    node.setLoseBroadcasts(true);
+    expect(lent()).toBeGreaterThan(0n);
+    let status = await s.forwardStatus(built.txHash);
+    for (let round = 0; round < 60 && status.state === 'pending'; round++) {
+      node.produceBlocks(1);
+      status = await s.forwardStatus(built.txHash);
+    }
+    // Its expiration is older than the solidified block and the chain does not have it: signed again, not given up.
+    expect(status).toEqual({ state: 'expired' });
+    expect(lent()).toBeGreaterThan(0n);
+    const again = await s.bumpForward(forward, { fee: built.fee });
+    expect(again).not.toBeNull();
+    // The same sweep (its transfer kept, so its hash), with a new undelegation of what is still lent.
+    expect(again?.txHash).toBe(built.txHash);
+    expect(again?.amount).toBe(5_000_000n);
+    expect(roles(again?.rawTx ?? '')).toEqual(['activate', 'delegate', 'transfer', 'undelegate']);
+    const txIDs = (rawTx: string) =>
+      (JSON.parse(rawTx) as { steps: Array<{ tx: { txID: string } }> }).steps.map((step) => step.tx.txID);
+    expect(txIDs(again?.rawTx ?? '').slice(0, 3)).toEqual(txIDs(built.rawTx).slice(0, 3));
+    expect(txIDs(again?.rawTx ?? '')[3]).not.toBe(txIDs(built.rawTx)[3]);
+    stored.set(built.txHash, { id: 'fwd_reclaim', rawTx: again?.rawTx ?? '' });
+    node.setLoseBroadcasts(false);
+    await s.broadcast(again?.rawTx ?? '');
+    node.produceBlocks(1);
+    expect(lent()).toBe(0n);
+    expect(await s.forwardStatus(built.txHash)).toMatchObject({ state: 'included' });
+    // Swept once.
+    expect(node.account(payout.address)?.usdt).toBe(5_000_001n);
+  });
+
+  it('ends the sweep without signing again when the stake came back otherwise (reclaimed by hand)', async () => {
+    const { s, built, deposit, lent } = await usdtSweep('fwd_by_hand');
+    await rounds(s, built.txHash, () => (node.account(payout.address)?.usdt ?? 0n) === 5_000_001n);
+    node.setLoseBroadcasts(true);
+    node.reclaim(resource.address, deposit, 'ENERGY');
+    expect(lent()).toBe(0n);
+    let status = await s.forwardStatus(built.txHash);
+    for (let round = 0; round < 60 && status.state === 'pending'; round++) {
+      node.produceBlocks(1);
+      status = await s.forwardStatus(built.txHash);
+    }
+    expect(status).toMatchObject({ state: 'included' });
+  });
+
+  it('signs a transfer that expired unsent again, giving back the energy the old version lent, and sweeps once', async () => {
+    const { s, forward, built, lent } = await usdtSweep('fwd_redo');
+    // The activation and the delegation land; the transfer is lost until it cannot land any more.
+    await rounds(s, built.txHash, () => lent() > 0n);
+    node.setLoseBroadcasts(true);
+    let status = await s.forwardStatus(built.txHash);
+    for (let round = 0; round < 60 && status.state === 'pending'; round++) {
+      node.produceBlocks(1);
+      status = await s.forwardStatus(built.txHash);
+    }
+    expect(status).toEqual({ state: 'expired' });
+    expect(node.account(payout.address)?.usdt).toBe(1n);
+    const again = await s.bumpForward(forward, { fee: built.fee });
+    expect(again).not.toBeNull();
+    expect(again?.txHash).not.toBe(built.txHash);
+    // What landed is kept; the energy already lent covers the new transfer, and the undelegation gives it back.
+    expect(roles(again?.rawTx ?? '')).toEqual(['activate', 'delegate', 'transfer', 'undelegate']);
+    expect((JSON.parse(again?.rawTx ?? '') as { carried?: unknown }).carried).toEqual([
+      { address: deposits[0]?.address, resource: 'ENERGY', balance: lent().toString() },
+    ]);
+    stored.set(again?.txHash ?? '', { id: 'fwd_redo', rawTx: again?.rawTx ?? '' });
+    node.setLoseBroadcasts(false);
+    await s.broadcast(again?.rawTx ?? '');
+    await rounds(s, again?.txHash ?? '', () => lent() === 0n);
+    expect(await s.forwardStatus(again?.txHash ?? '')).toMatchObject({ state: 'included' });
+    expect(node.account(payout.address)?.usdt).toBe(5_000_001n);
+    // The old transfer is refused for good.
+    expect(node.broadcast(JSON.parse(built.rawTx).steps[2].tx)).toMatchObject({
+      code: 'TRANSACTION_EXPIRATION_ERROR',
+    });
   });
 });

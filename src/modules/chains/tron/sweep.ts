@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import type { BuiltForward, ForwardIntent, ForwardStatus } from '../adapter.ts';
+import type { BuiltForward, ForwardIntent, ForwardStatus, ResourceStake } from '../adapter.ts';
 import type { DepositSigningKeys } from '../derivation-check.ts';
 import type { ChainId } from '../registry.ts';
 import { TronApiError, type TronHttp } from './http.ts';
@@ -7,6 +7,7 @@ import { sunNumber, units } from './json.ts';
 import type { RawBlock } from './scan.ts';
 import {
   addressOfKey,
+  base58Address,
   blockReference,
   hexAddress,
   type SignedTronTransaction,
@@ -33,9 +34,12 @@ import {
  *   else a derived gas wallet) tops the deposit up with the TRX the transfer will burn, if that stays within
  *   MAX_BURN_TRX; beyond it the input is left for now (logged) and priced again later.
  * - Expiry: every transaction references the head block and expires `expirationMs` after it (default 1 h, so the
- *   steps of a bundle have time to follow each other). `bumpForward` signs a new version only once the current one
- *   provably cannot land: a missing step's expiration is older than the solidified block (every later block is newer)
- *   and the solidity API does not have it. Until then it answers null and the stored bytes are re-sent.
+ *   steps of a bundle have time to follow each other). The stored bytes are re-sent until the missing steps provably
+ *   cannot land: their expiration is older than the solidified block (every later block is newer) and the solidity API
+ *   does not have them. `forwardStatus` then says `expired`, and `bumpForward` signs a new version at once: what
+ *   landed is kept; a transfer (with the steps before it) is built again for its deposit address, giving back what the
+ *   old version lent that address; an undelegation is signed again for what is still lent (none needed when nothing
+ *   is: the sweep is then done). So a stake lent for a sweep always comes back, and the sweep is final only then.
  */
 
 /** A forward's signed transactions. `after`: the txID that must be in a block before this one is pushed. */
@@ -45,9 +49,21 @@ interface Step {
   after?: string;
 }
 
+/** Sun of stake the resource wallet lent an address for one resource. */
+interface Delegation {
+  address: string;
+  resource: 'ENERGY' | 'BANDWIDTH';
+  balance: bigint;
+}
+
 interface Bundle {
   tron: 1;
   steps: Step[];
+  /**
+   * Delegations an earlier version of this forward made that landed and were never reclaimed (its transfer expired
+   * unsent): this version's undelegations give them back too. Sun as decimal strings.
+   */
+  carried?: Array<{ address: string; resource: 'ENERGY' | 'BANDWIDTH'; balance: string }>;
 }
 
 /** Where the sweeper finds the signed bundles (the settlement stores them before broadcasting). */
@@ -124,7 +140,14 @@ export function createTronSweeper(deps: {
   }
 
   const account = (address: string) =>
-    http.post<{ balance?: unknown; address?: string }>('/wallet/getaccount', {
+    http.post<{
+      balance?: unknown;
+      address?: string;
+      /** Stake 2.0: what is staked and not lent out, per resource (no `type`: BANDWIDTH). */
+      frozenV2?: Array<{ type?: string; amount?: unknown }>;
+      account_resource?: { delegated_frozenV2_balance_for_energy?: unknown };
+      delegated_frozenV2_balance_for_bandwidth?: unknown;
+    }>('/wallet/getaccount', {
       address: hexAddress(address),
     });
   const resources = (address: string) =>
@@ -205,6 +228,28 @@ export function createTronSweeper(deps: {
     return sun < MIN_DELEGATION_SUN ? MIN_DELEGATION_SUN : sun;
   }
 
+  /**
+   * The resource wallet's stake (Stake 2.0), sun: per resource, what is free to lend and what is lent out now (java-tron
+   * moves a delegated amount out of `frozenV2` into `delegated_frozenV2_balance_for_*`), with the network's totals.
+   */
+  async function stakeOf(address: string) {
+    const wallet = await account(address);
+    const totals = await resources(address);
+    let energyFree = 0n;
+    let bandwidthFree = 0n;
+    for (const entry of wallet.frozenV2 ?? []) {
+      if (entry.type === 'ENERGY') energyFree += units(entry.amount);
+      else if (entry.type === undefined || entry.type === 'BANDWIDTH') bandwidthFree += units(entry.amount);
+    }
+    return {
+      energyFree,
+      energyLent: units(wallet.account_resource?.delegated_frozenV2_balance_for_energy),
+      bandwidthFree,
+      bandwidthLent: units(wallet.delegated_frozenV2_balance_for_bandwidth),
+      totals,
+    };
+  }
+
   async function buildTrx(intent: ForwardIntent, to: string) {
     const head = await currentHead();
     const txFee = await chainParameter('getTransactionFee', 1000n);
@@ -238,7 +283,16 @@ export function createTronSweeper(deps: {
     return { steps, amount, fee, left };
   }
 
-  async function buildUsdt(intent: ForwardIntent, to: string) {
+  /** Undelegation of `balance` sun of `resource` lent to `receiver`, signed by the resource wallet. */
+  const undelegation = (
+    head: { number: number; blockID: string; timestamp: number },
+    receiver: string,
+    resource: 'ENERGY' | 'BANDWIDTH',
+    balance: bigint,
+  ) =>
+    signTransaction(raw(head, delegation('UnDelegateResourceContract', receiver, resource, balance)), feeKey);
+
+  async function buildUsdt(intent: ForwardIntent, to: string, carried: readonly Delegation[]) {
     const usdt = deps.usdt;
     if (usdt === null) throw new Error(`${intent.asset} is not offered on tron in this mode`);
     const head = await currentHead();
@@ -251,34 +305,37 @@ export function createTronSweeper(deps: {
     const left: string[] = [];
     let amount = 0n;
     let fee = 0n;
+    /** What earlier versions lent `address` and nobody gave back yet. */
+    const carriedTo = (address: string) => {
+      let energy = 0n;
+      let bandwidth = 0n;
+      for (const lent of carried) {
+        if (lent.address !== address) continue;
+        if (lent.resource === 'ENERGY') energy += lent.balance;
+        else bandwidth += lent.balance;
+      }
+      return { energy, bandwidth };
+    };
+    /** An input left for now: what earlier versions lent it is given back at once, not held until it is swept. */
+    const reclaimNow = (address: string) => {
+      const owed = carriedTo(address);
+      if (owed.energy > 0n)
+        steps.push({ role: 'undelegate', tx: undelegation(head, address, 'ENERGY', owed.energy) });
+      if (owed.bandwidth > 0n)
+        steps.push({ role: 'undelegate', tx: undelegation(head, address, 'BANDWIDTH', owed.bandwidth) });
+    };
     let resourceFree: { energy: bigint; net: bigint; totals: AccountResource } | null = null;
     let energyShortLogged = false;
     if (resourceAddress !== null) {
-      const res = await resources(resourceAddress);
-      const frozen = (await account(resourceAddress)) as {
-        frozenV2?: Array<{ type?: string; amount?: unknown }>;
-      };
-      let energySun = 0n;
-      let netSun = 0n;
-      for (const entry of frozen.frozenV2 ?? []) {
-        if (entry.type === 'ENERGY') energySun += units(entry.amount);
-        else if (entry.type === undefined) netSun += units(entry.amount);
-      }
-      const delegated = (await account(resourceAddress)) as {
-        account_resource?: { delegated_frozenV2_balance_for_energy?: unknown };
-        delegated_frozenV2_balance_for_bandwidth?: unknown;
-      };
-      resourceFree = {
-        energy: energySun - units(delegated.account_resource?.delegated_frozenV2_balance_for_energy),
-        net: netSun - units(delegated.delegated_frozenV2_balance_for_bandwidth),
-        totals: res,
-      };
+      const stake = await stakeOf(resourceAddress);
+      resourceFree = { energy: stake.energyFree, net: stake.bandwidthFree, totals: stake.totals };
     }
     for (const input of intent.inputs) {
       const held = await usdtBalance(input.address);
       const send = smaller(input.amount, held);
       if (send <= 0n) {
         left.push(input.address);
+        reclaimNow(input.address);
         continue;
       }
       const exists = (await account(input.address)).address !== undefined;
@@ -308,6 +365,8 @@ export function createTronSweeper(deps: {
           : stakeFor(netShort, resourceFree.totals.TotalNetLimit, resourceFree.totals.TotalNetWeight);
       const delegates =
         resourceFree !== null && energySun <= resourceFree.energy && netSun <= resourceFree.net;
+      /** What this version lends the deposit address, given back after its transfer. */
+      let lent = { energy: 0n, bandwidth: 0n };
       if (delegates && resourceFree !== null) {
         if (!exists) {
           push('activate', signTransaction(raw(head, transfer(feeAddress, input.address, 1n)), feeKey));
@@ -354,22 +413,7 @@ export function createTronSweeper(deps: {
             depositKey(input),
           ),
         );
-        if (energySun > 0n)
-          push(
-            'undelegate',
-            signTransaction(
-              raw(head, delegation('UnDelegateResourceContract', input.address, 'ENERGY', energySun)),
-              feeKey,
-            ),
-          );
-        if (netSun > 0n)
-          push(
-            'undelegate',
-            signTransaction(
-              raw(head, delegation('UnDelegateResourceContract', input.address, 'BANDWIDTH', netSun)),
-              feeKey,
-            ),
-          );
+        lent = { energy: energySun, bandwidth: netSun };
       } else {
         if (resourceFree !== null && !energyShortLogged) {
           // Said once per sweep build, not per input: the stake is short for every remaining input alike.
@@ -387,6 +431,7 @@ export function createTronSweeper(deps: {
         const burn = energyShort * energyFee + netShort * txFee;
         if (burn > deps.maxBurnSun) {
           left.push(input.address);
+          reclaimNow(input.address);
           logger.warn(
             { address: input.address, burnSun: burn.toString(), maxBurnSun: deps.maxBurnSun.toString() },
             'USDT sweep would burn more TRX than MAX_BURN_TRX and no delegated energy covers it: it waits',
@@ -425,6 +470,12 @@ export function createTronSweeper(deps: {
         );
         fee += burn;
       }
+      // Everything lent to this address comes back once its transfer is in a block.
+      const owed = carriedTo(input.address);
+      if (lent.energy + owed.energy > 0n)
+        push('undelegate', undelegation(head, input.address, 'ENERGY', lent.energy + owed.energy));
+      if (lent.bandwidth + owed.bandwidth > 0n)
+        push('undelegate', undelegation(head, input.address, 'BANDWIDTH', lent.bandwidth + owed.bandwidth));
       amount += send;
     }
     return { steps, amount, fee, left };
@@ -436,9 +487,102 @@ export function createTronSweeper(deps: {
       id?: string;
       blockNumber?: number;
       fee?: unknown;
-      receipt?: { result?: string };
+      receipt?: { result?: string; energy_usage?: unknown; energy_usage_total?: unknown };
     }>(solid ? '/walletsolidity/gettransactioninfobyid' : '/wallet/gettransactioninfobyid', { value: txID });
     return info.id === undefined ? null : info;
+  }
+  type StepInfo = NonNullable<Awaited<ReturnType<typeof stepInfo>>>;
+
+  /** The bundle's steps in a block of the chain as it is now, with their infos, by txID. */
+  async function landedSteps(bundle: Bundle): Promise<Map<string, StepInfo>> {
+    const landed = new Map<string, StepInfo>();
+    for (const step of bundle.steps) {
+      const info = await stepInfo(step.tx.txID);
+      if (info !== null) landed.set(step.tx.txID, info);
+    }
+    return landed;
+  }
+
+  /**
+   * `missing` (steps in no block) when every one of them provably never will be: each expired before the solidified
+   * block's time, and the solidity API does not have it. A block holding one would have a parent older than its
+   * expiration, so it would be at or below the solidified block, where the solidity API would show it. Null while any
+   * of them may still land.
+   */
+  async function deadSteps(missing: readonly Step[]): Promise<readonly Step[] | null> {
+    if (missing.length === 0) return null;
+    const solid = await http.post<RawBlock>('/walletsolidity/getnowblock');
+    const solidTime = solid.block_header?.raw_data?.timestamp ?? 0;
+    if (missing.some((step) => step.tx.raw_data.expiration >= solidTime)) return null;
+    for (const step of missing) if ((await stepInfo(step.tx.txID, true)) !== null) return null;
+    return missing;
+  }
+
+  /** The delegation a delegate or undelegate step is about. */
+  function delegationOf(step: Step): Delegation | null {
+    const contract = step.tx.raw_data.contract[0];
+    if (contract?.type !== 'DelegateResourceContract' && contract?.type !== 'UnDelegateResourceContract')
+      return null;
+    const value = contract.parameter.value;
+    return {
+      address: base58Address(value.receiver_address),
+      resource: value.resource ?? 'BANDWIDTH',
+      balance: BigInt(value.balance),
+    };
+  }
+
+  /** The deposit address a step serves: the sender of its transfer, or the receiver of its activation, delegation or top-up. */
+  function depositOf(step: Step): string {
+    const contract = step.tx.raw_data.contract[0];
+    if (contract === undefined) return '';
+    if (step.role === 'transfer') return base58Address(contract.parameter.value.owner_address);
+    if (contract.type === 'TransferContract') return base58Address(contract.parameter.value.to_address);
+    return delegationOf(step)?.address ?? '';
+  }
+
+  /** What a transfer step moves to the payout: TRX sun, or the amount of its TRC-20 `transfer` call. */
+  function movedBy(step: Step): bigint {
+    const contract = step.tx.raw_data.contract[0];
+    if (contract?.type === 'TransferContract') return BigInt(contract.parameter.value.amount);
+    if (contract?.type === 'TriggerSmartContract')
+      return BigInt(`0x${contract.parameter.value.data.slice(72, 136)}`);
+    return 0n;
+  }
+
+  /** Sun of `resource` the resource wallet lends `receiver` now (getdelegatedresourcev2). */
+  async function stillLent(receiver: string, resource: 'ENERGY' | 'BANDWIDTH'): Promise<bigint> {
+    if (resourceAddress === null) return 0n;
+    const answer = await http.post<{
+      delegatedResource?: Array<{
+        frozen_balance_for_energy?: unknown;
+        frozen_balance_for_bandwidth?: unknown;
+      }>;
+    }>('/wallet/getdelegatedresourcev2', {
+      fromAddress: hexAddress(resourceAddress),
+      toAddress: hexAddress(receiver),
+    });
+    let lent = 0n;
+    for (const entry of answer.delegatedResource ?? []) {
+      lent += units(
+        resource === 'ENERGY' ? entry.frozen_balance_for_energy : entry.frozen_balance_for_bandwidth,
+      );
+    }
+    return lent;
+  }
+
+  /**
+   * Of undelegations that expired unsent, what each can still give back: its balance, or less when part of it is
+   * not lent any more (given back by hand, say). Nothing for a stake no longer lent, which needs no undelegation.
+   */
+  async function owedBack(undelegations: readonly Step[]): Promise<Delegation[]> {
+    const owed: Delegation[] = [];
+    for (const step of undelegations) {
+      const lent = delegationOf(step);
+      if (lent === null) continue;
+      const still = smaller(lent.balance, await stillLent(lent.address, lent.resource));
+      if (still > 0n) owed.push({ ...lent, balance: still });
+    }
+    return owed;
   }
 
   /** Pushes the steps that are ready (their predecessor in a block) and not yet in a block. */
@@ -461,13 +605,30 @@ export function createTronSweeper(deps: {
     }
   }
 
-  async function buildForward(intent: ForwardIntent): Promise<BuiltForward> {
+  async function buildForward(
+    intent: ForwardIntent,
+    carried: readonly Delegation[] = [],
+  ): Promise<BuiltForward> {
     if (intent.to === null) throw new Error('A live Tron sweep needs a payout wallet');
     const built =
-      intent.asset === deps.native ? await buildTrx(intent, intent.to) : await buildUsdt(intent, intent.to);
+      intent.asset === deps.native
+        ? await buildTrx(intent, intent.to)
+        : await buildUsdt(intent, intent.to, carried);
     const main = built.steps.filter((s) => s.role === 'transfer').at(-1);
     if (main === undefined) return { txHash: '', rawTx: '', amount: 0n, fee: 0n, left: built.left };
-    const bundle: Bundle = { tron: 1, steps: built.steps };
+    const bundle: Bundle = {
+      tron: 1,
+      steps: built.steps,
+      ...(carried.length === 0
+        ? {}
+        : {
+            carried: carried.map((lent) => ({
+              address: lent.address,
+              resource: lent.resource,
+              balance: lent.balance.toString(),
+            })),
+          }),
+    };
     return {
       txHash: main.tx.txID,
       rawTx: JSON.stringify(bundle),
@@ -479,6 +640,30 @@ export function createTronSweeper(deps: {
 
   return {
     buildForward,
+
+    /**
+     * The resource wallet's stake and how many USDT sweeps its free energy stake covers now (each borrowing the energy
+     * of a transfer to a payout that holds USDT, with the margin the sweeps add); null without a resource wallet.
+     */
+    async resourceStake(): Promise<ResourceStake | null> {
+      if (resourceAddress === null) return null;
+      const stake = await stakeOf(resourceAddress);
+      const limit = units(stake.totals.TotalEnergyLimit);
+      const weight = units(stake.totals.TotalEnergyWeight);
+      const perSweep = stakeFor(USDT_ENERGY, stake.totals.TotalEnergyLimit, stake.totals.TotalEnergyWeight);
+      const covered = stake.energyFree / perSweep;
+      return {
+        energyStaked: stake.energyFree + stake.energyLent,
+        energyLent: stake.energyLent,
+        bandwidthStaked: stake.bandwidthFree + stake.bandwidthLent,
+        bandwidthLent: stake.bandwidthLent,
+        // Energy per staked TRX is the network's limit over its total stake (weight, in TRX).
+        energyAvailable: (stake.energyFree * limit) / (weight * 1_000_000n),
+        energyPerSweep: USDT_ENERGY,
+        sweepsCovered: covered,
+        short: covered < 1n,
+      };
+    },
 
     /** The fee wallet's TRX (sun): what pays activations and burn top-ups. */
     async feeBalance(): Promise<bigint> {
@@ -497,16 +682,53 @@ export function createTronSweeper(deps: {
         return info === null ? { state: 'unknown' } : { state: 'pending' };
       }
       const bundle = parseBundle(raw);
-      const landed = new Set<string>();
+      const landed = await landedSteps(bundle);
+      const missing = bundle.steps.filter((step) => !landed.has(step.tx.txID));
+      if (missing.length > 0) {
+        const dead = await deadSteps(missing);
+        if (dead === null) {
+          // Whatever the node dropped or could not take yet is sent again: the same signed bytes.
+          await push(bundle, new Set(landed.keys())).catch((error: unknown) =>
+            logger.warn(
+              { txHash, error: error instanceof Error ? error.message : String(error) },
+              'Tron sweep re-send failed',
+            ),
+          );
+          return { state: 'pending' };
+        }
+        if (dead.some((step) => step.role !== 'undelegate')) {
+          logger.warn(
+            { txHash, steps: dead.map((step) => `${step.role} ${step.tx.txID}`) },
+            'Tron sweep expired unsent: it provably cannot land; a new version is signed for what it did not do',
+          );
+          return { state: 'expired' };
+        }
+        // Only undelegations are missing: the transfer is done, but the stake must come back before the sweep is.
+        const owed = await owedBack(dead);
+        if (owed.length > 0) {
+          logger.warn(
+            {
+              txHash,
+              owed: owed.map((lent) => `${lent.balance} sun of ${lent.resource} lent to ${lent.address}`),
+            },
+            'Tron sweep: an undelegation expired unsent; it is signed again so the stake comes back',
+          );
+          return { state: 'expired' };
+        }
+        // Nothing is lent any more (given back by hand, say): nothing left to do.
+      }
       let newest = -1;
       let charged = 0n;
+      let energyUsed = 0n;
+      let energyDelegated = 0n;
       const failed: string[] = [];
       for (const step of bundle.steps) {
-        const info = await stepInfo(step.tx.txID);
-        if (info === null) continue;
-        landed.add(step.tx.txID);
+        const info = landed.get(step.tx.txID);
+        if (info === undefined) continue;
         newest = Math.max(newest, info.blockNumber ?? 0);
         charged += units(info.fee);
+        energyUsed += units(info.receipt?.energy_usage_total);
+        energyDelegated += units(info.receipt?.energy_usage);
         if (
           step.role === 'transfer' &&
           step.tx.raw_data.contract[0]?.type === 'TriggerSmartContract' &&
@@ -515,44 +737,16 @@ export function createTronSweeper(deps: {
           failed.push(`${step.tx.txID} (${info.receipt?.result ?? 'FAILED'})`);
         }
       }
-      // Reclaiming the delegation is housekeeping: an undelegation that expired unsent does not hold the forward open
-      // (a transfer always does); the stake then stays delegated to that address until reclaimed by hand, and the log
-      // says so.
-      let headTime: number | null = null;
-      let missing = false;
-      for (const step of bundle.steps) {
-        if (landed.has(step.tx.txID)) continue;
-        if (step.role === 'undelegate') {
-          headTime ??= (await currentHead()).timestamp;
-          if (step.tx.raw_data.expiration < headTime) {
-            const value = step.tx.raw_data.contract[0]?.parameter.value;
-            logger.warn(
-              {
-                txID: step.tx.txID,
-                receiver:
-                  value !== undefined && 'receiver_address' in value ? value.receiver_address : undefined,
-              },
-              'Tron sweep: the undelegation expired unsent; the stake stays delegated to the deposit address until reclaimed by hand (UnDelegateResource)',
-            );
-            continue;
-          }
-        }
-        missing = true;
-      }
-      if (missing) {
-        // Whatever the node dropped or could not take yet is sent again: the same signed bytes.
-        await push(bundle, landed).catch((error: unknown) =>
-          logger.warn(
-            { txHash, error: error instanceof Error ? error.message : String(error) },
-            'Tron sweep re-send failed',
-          ),
-        );
-        return { state: 'pending' };
-      }
       const block = await http.post<RawBlock>('/wallet/getblockbynum', { num: newest });
       if (block.blockID === undefined) return { state: 'pending' };
       return failed.length === 0
-        ? { state: 'included', blockNumber: newest, blockHash: block.blockID, fee: charged }
+        ? {
+            state: 'included',
+            blockNumber: newest,
+            blockHash: block.blockID,
+            fee: charged,
+            usage: { energyUsed, energyDelegated },
+          }
         : {
             state: 'included',
             blockNumber: newest,
@@ -562,29 +756,75 @@ export function createTronSweeper(deps: {
     },
 
     /**
-     * A new version of a forward whose current one provably cannot land: a step not in any block has expired before
-     * the solidified block's time. Null otherwise (the stored version is re-sent until then).
+     * A new version of a forward whose current one provably cannot land in part (see forwardStatus `expired`); null
+     * otherwise (the stored version is re-sent until then). What landed is kept as it is. Transfers that never land,
+     * with the steps before them, are built again for their deposit addresses, and what the old version lent those
+     * addresses and never got back is given back by the new one. Undelegations that never land are signed again for
+     * what is still lent.
      */
-    async bumpForward(intent: ForwardIntent): Promise<BuiltForward | null> {
+    async bumpForward(intent: ForwardIntent, previous: { fee: bigint }): Promise<BuiltForward | null> {
       const raw = await deps.bundles.byForward(intent.id);
       if (raw === null) return null;
       const bundle = parseBundle(raw);
-      const solid = await http.post<RawBlock>('/walletsolidity/getnowblock');
-      const solidTime = solid.block_header?.raw_data?.timestamp ?? 0;
-      let dead = false;
-      for (const step of bundle.steps) {
-        if ((await stepInfo(step.tx.txID, true)) !== null) continue;
-        if (step.tx.raw_data.expiration >= solidTime) return null; // may still land
-        if (step.role === 'transfer') dead = true;
+      const landed = await landedSteps(bundle);
+      const dead = await deadSteps(bundle.steps.filter((step) => !landed.has(step.tx.txID)));
+      if (dead === null) return null;
+      const kept = bundle.steps.filter((step) => landed.has(step.tx.txID));
+      const redo = new Set(dead.filter((step) => step.role !== 'undelegate').map(depositOf));
+      const steps: Step[] = [...kept];
+      let amount = kept
+        .filter((step) => step.role === 'transfer')
+        .reduce((sum, step) => sum + movedBy(step), 0n);
+      let carried: Bundle['carried'];
+      if (redo.size > 0) {
+        const lent: Delegation[] = (bundle.carried ?? [])
+          .filter((entry) => redo.has(entry.address))
+          .map((entry) => ({ ...entry, balance: BigInt(entry.balance) }));
+        for (const step of kept) {
+          const delegated = step.role === 'delegate' ? delegationOf(step) : null;
+          if (delegated !== null && redo.has(delegated.address)) lent.push(delegated);
+        }
+        let rebuilt: BuiltForward;
+        try {
+          rebuilt = await buildForward(
+            { ...intent, inputs: intent.inputs.filter((input) => redo.has(input.address)) },
+            lent,
+          );
+        } catch (error) {
+          if (error instanceof TronApiError) return null;
+          throw error;
+        }
+        if (rebuilt.txHash === '' || (rebuilt.left?.length ?? 0) > 0) {
+          // A version sweeping only part of its deposits would report the rest as swept: it waits, priced again later.
+          logger.warn(
+            { forward: intent.id, left: rebuilt.left },
+            'Tron sweep expired unsent, and cannot be swept again whole now: it waits',
+          );
+          return null;
+        }
+        const again = parseBundle(rebuilt.rawTx);
+        steps.push(...again.steps);
+        carried = again.carried;
+        amount += rebuilt.amount;
       }
-      if (!dead) return null;
-      logger.warn({ forward: intent.id }, 'Tron sweep expired without landing: signing a new version');
-      try {
-        return await buildForward(intent);
-      } catch (error) {
-        if (error instanceof TronApiError) return null;
-        throw error;
+      const head = await currentHead();
+      for (const owed of await owedBack(
+        dead.filter((step) => step.role === 'undelegate' && !redo.has(depositOf(step))),
+      )) {
+        steps.push({ role: 'undelegate', tx: undelegation(head, owed.address, owed.resource, owed.balance) });
       }
+      const main = steps.filter((step) => step.role === 'transfer').at(-1);
+      if (main === undefined || steps.length === kept.length) return null;
+      logger.warn(
+        {
+          forward: intent.id,
+          resigned: steps.slice(kept.length).map((step) => `${step.role} ${step.tx.txID}`),
+        },
+        'Tron sweep: signing a new version of what provably cannot land; what landed is kept',
+      );
+      const next: Bundle = { tron: 1, steps, ...(carried === undefined ? {} : { carried }) };
+      // The fee is the old estimate until the sweep is final: the receipts then say what it cost.
+      return { txHash: main.tx.txID, rawTx: JSON.stringify(next), amount, fee: previous.fee };
     },
 
     resourceAddress,

@@ -103,6 +103,18 @@ const BREAKER_MAX_PROBE_MS = 10 * 60 * 1000;
 
 /** The SQL of the delivery worker: claim with a lease, record outcomes, give back unstarted claims. */
 export const deliveriesRepo = {
+  /** The outbox's backlog: deliveries not yet done, and when the oldest of them was created (metrics). */
+  async pendingStats(db: Db): Promise<{ pending: number; oldest: Date | null }> {
+    const [row] = await queryRows<{ pending: string | number; oldest: Date | string | null }>(
+      db,
+      sql`select count(*) as pending, min(created_at) as oldest from webhook_deliveries where status = 'pending'`,
+    );
+    return {
+      pending: Number(row?.pending ?? 0),
+      oldest: row?.oldest === null || row?.oldest === undefined ? null : new Date(row.oldest),
+    };
+  },
+
   /**
    * Drops the stored response bodies of at most `limit` attempts made before `before` (retention; the attempt itself,
    * its status and timing stay). Returns how many were cleared.

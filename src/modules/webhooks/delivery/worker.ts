@@ -45,6 +45,12 @@ export interface DeliveryWorkerOptions {
   /** How long a claim holds; defaults to two acknowledgement windows plus 5 s. */
   leaseMs?: number;
   random?: () => number;
+  /** Told of every attempt once sent (the metrics count outcomes and time the endpoints here). */
+  onAttempt?: (attempt: {
+    status: 'pending' | 'succeeded' | 'failed';
+    statusCode: number | null;
+    durationMs: number;
+  }) => void;
 }
 
 interface DeliveryWorkerStats {
@@ -324,6 +330,11 @@ function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWorker {
     if (outcome.status === 'succeeded') stats.succeeded += 1;
     if (outcome.status === 'failed') stats.failed += 1;
     writer.add(attempt, outcome);
+    options.onAttempt?.({
+      status: outcome.status,
+      statusCode: result.statusCode,
+      durationMs: result.durationMs,
+    });
   }
 
   async function listen(): Promise<void> {
@@ -396,6 +407,7 @@ export function createConfiguredDeliveryWorker(deps: {
   events: Pick<EventsService, 'recordWebhookEndpointEvents'>;
   logger?: Logger | undefined;
   pollIntervalMs?: number;
+  onAttempt?: DeliveryWorkerOptions['onAttempt'];
 }): DeliveryWorker {
   const { config, guard } = deps;
   return createDeliveryWorker({
@@ -432,5 +444,6 @@ export function createConfiguredDeliveryWorker(deps: {
     operatorIds: deps.operatorIds,
     logger: deps.logger,
     ...(deps.pollIntervalMs === undefined ? {} : { pollIntervalMs: deps.pollIntervalMs }),
+    ...(deps.onAttempt === undefined ? {} : { onAttempt: deps.onAttempt }),
   });
 }

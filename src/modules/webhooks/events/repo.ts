@@ -12,6 +12,9 @@ export type AttemptRow = typeof webhookAttempts.$inferSelect;
 /** Workers LISTEN here; a NOTIFY inside a transaction reaches them only when it commits. */
 export const DELIVERY_CHANNEL = 'svc_webhook_deliveries';
 
+/** The event stream's sequencer LISTENs here: events committed that await their stream position. */
+export const EVENTS_COMMITTED_CHANNEL = 'svc_events_committed';
+
 export interface PageQuery {
   limit: number;
   /** Rows strictly older (by creation, then id) than this one. */
@@ -56,7 +59,8 @@ export const eventsRepo = {
   /**
    * The outbox write in one statement: the event, one pending delivery per endpoint of the merchant in the event's
    * mode that is enabled and not deleted, and a NOTIFY for the workers (sent by PostgreSQL only on commit, and only
-   * when there is a delivery). A delivery's id derives from its event and endpoint. Returns how many deliveries.
+   * when there is a delivery) and one for the event stream's sequencer. A delivery's id derives from its event and
+   * endpoint. Returns how many deliveries.
    */
   async insertEventWithDeliveries(db: Db, event: EventRow): Promise<number> {
     const created = event.createdAt.toISOString();
@@ -81,8 +85,10 @@ export const eventsRepo = {
         returning 1
       ), notified as (
         select pg_notify(${DELIVERY_CHANNEL}, '') from deliveries
+      ), announced as (
+        select pg_notify(${EVENTS_COMMITTED_CHANNEL}, '') where not ${event.sample}
       )
-      select count(*) as deliveries from notified`,
+      select (select count(*) from notified) as deliveries, (select count(*) from announced) as announced`,
     );
     return Number(row?.deliveries ?? 0);
   },
@@ -134,8 +140,11 @@ export const eventsRepo = {
         select count(*) as deliveries from deliveries
       ), notified as (
         select pg_notify(${DELIVERY_CHANNEL}, '') from counted where deliveries > 0
+      ), announced as (
+        select pg_notify(${EVENTS_COMMITTED_CHANNEL}, '')
       )
-      select deliveries, (select count(*) from notified) as notified from counted`,
+      select deliveries, (select count(*) from notified) as notified, (select count(*) from announced) as announced
+      from counted`,
     );
     return Number(row?.deliveries ?? 0);
   },

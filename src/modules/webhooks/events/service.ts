@@ -19,6 +19,7 @@ import {
 } from './payload.ts';
 import type { AttemptRow, DeliveryRow, EventRow, EventsRepo } from './repo.ts';
 import { newDeliveryRow } from './repo.ts';
+import { streamRepo } from './stream-repo.ts';
 
 export type { PaymentEventSnapshot, PaymentEventType } from './payload.ts';
 
@@ -140,12 +141,17 @@ export function createEventsService({ db, repo, clock, endpoints }: EventsDeps) 
       sample,
       occurredAt: input.occurredAt,
       createdAt: clock.now(),
+      streamSeq: null,
     };
   }
 
   return {
     /** Retention: events created before `before`, with their deliveries and attempts, at most `limit` events. */
     purgeEvents: (before: Date, limit: number) => repo.purgeEvents(db, before, limit),
+    /** The outbox's backlog (metrics): deliveries not yet done and the creation time of the oldest. */
+    outboxStats: () => deliveriesRepo.pendingStats(db),
+    /** Committed events still waiting for their stream position (metrics). */
+    streamBacklog: () => streamRepo.backlog(db),
     /** Retention: stored response bodies of attempts made before `before`, at most `limit`. */
     purgeAttemptBodies: (before: Date, limit: number) => deliveriesRepo.purgeAttemptBodies(db, before, limit),
 
@@ -183,6 +189,7 @@ export function createEventsService({ db, repo, clock, endpoints }: EventsDeps) 
         sample: false,
         occurredAt: input.occurredAt,
         createdAt: clock.now(),
+        streamSeq: null,
       };
       await repo.insertEventWithDeliveries(tx, event);
       return { eventId: event.id };
@@ -207,6 +214,7 @@ export function createEventsService({ db, repo, clock, endpoints }: EventsDeps) 
         sample: false,
         occurredAt: input.occurredAt,
         createdAt: clock.now(),
+        streamSeq: null,
       }));
       // The endpoint an event is about does not get it: it is failing, or it knows it works again.
       await repo.insertEventsWithDeliveries(

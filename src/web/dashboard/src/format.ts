@@ -38,6 +38,14 @@ export function formatAmount(amount: string | null, unit: string | null): string
   return unit === null ? amount : `${amount} ${unit}`;
 }
 
+/** An integer's decimal text with thousands grouped ("194570" → "194,570"), digit for digit: no number on the way. */
+export function groupDigits(integer: string | null): string {
+  if (integer === null) return '—';
+  const match = /^(-?)(\d+)$/.exec(integer);
+  if (match === null) return integer;
+  return `${match[1]}${(match[2] ?? '').replace(/\B(?=(\d{3})+$)/g, ',')}`;
+}
+
 /** Shortens long ids and hashes for tables: `0x12ab…89ef`. The full value stays in a title or copy button. */
 export function shorten(value: string | null, head = 10, tail = 6): string {
   if (value === null) return '—';

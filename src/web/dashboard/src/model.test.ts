@@ -2,15 +2,17 @@ import { describe, expect, it } from 'vitest';
 import { ApiError, buildUrl, NetworkError } from './api.ts';
 import { explain, genericPath } from './errors.ts';
 import { addressUrl, txUrl } from './explorers.ts';
-import { formatAmount, relativeTime, shorten, statusLabel } from './format.ts';
+import { formatAmount, groupDigits, relativeTime, shorten, statusLabel } from './format.ts';
 import {
   fallbackChains,
   readChains,
   readDelivery,
   readEndpoint,
+  readFeeWallets,
   readKeypair,
   readPage,
   readPayment,
+  readSweepCosts,
 } from './model.ts';
 
 describe('dashboard readers', () => {
@@ -183,6 +185,117 @@ describe('dashboard readers', () => {
     ]);
     expect(txUrl('base', true, '0xfeed', chains)).toBe('https://sepolia.basescan.org/tx/0xfeed');
     expect(addressUrl('base', false, '0xBEEF', chains)).toBe('https://basescan.org/address/0xBEEF');
+  });
+});
+
+describe("operators' views", () => {
+  it("reads the fee wallets, Tron's resource wallet with its stake, keeping every amount as the API's exact text", () => {
+    const wallets = readFeeWallets({
+      data: [
+        {
+          chain: 'solana',
+          is_test: false,
+          role: 'pays the network fees of sweeps',
+          address: 'So1',
+          asset: 'SOL',
+          balance_native: '0.004',
+          low_below_native: '0.01',
+          low: true,
+          explorer_address_url: 'https://explorer.solana.com/address/So1',
+        },
+        {
+          chain: 'tron',
+          is_test: false,
+          role: 'lends staked energy to USDT sweeps',
+          address: 'TRes',
+          asset: 'TRX',
+          balance_native: '12.000001',
+          low_below_native: '30',
+          low: false,
+          explorer_address_url: 'https://tronscan.org/#/address/TRes',
+          stake: {
+            energy_staked_native: '90071992547409.93',
+            energy_lent_native: '7072',
+            bandwidth_staked_native: '0',
+            bandwidth_lent_native: '0',
+            energy_available: '900719925474099300',
+            energy_per_sweep: '64285',
+            sweeps_covered: 0,
+            short: true,
+          },
+        },
+      ],
+    });
+    expect(wallets[0]).toMatchObject({ chain: 'solana', balance: '0.004', low: true, stake: null });
+    expect(wallets[1]).toMatchObject({
+      chain: 'tron',
+      isTest: false,
+      balance: '12.000001',
+      stake: {
+        energyStaked: '90071992547409.93',
+        energyLent: '7072',
+        energyAvailable: '900719925474099300',
+        energyPerSweep: '64285',
+        sweepsCovered: 0,
+        short: true,
+      },
+    });
+    // Unknown (the node did not answer) is not "no resource wallet": both read as null, the balance says which.
+    expect(readFeeWallets({ data: [{ chain: 'tron', stake: null, balance_native: null }] })[0]).toMatchObject(
+      {
+        stake: null,
+        balance: null,
+      },
+    );
+  });
+
+  it("reads a month's sweep costs, fees and energy exact, energy null on chains without it", () => {
+    const { month, costs } = readSweepCosts({
+      month: '2027-07',
+      data: [
+        { chain: 'solana', is_test: true, asset: 'SOL', sweeps: 40, fee_native: '0.0004', energy_used: null },
+        {
+          chain: 'tron',
+          is_test: false,
+          asset: 'TRX',
+          sweeps: 3,
+          fee_native: '90071992547.409931',
+          energy_used: '9007199254740993',
+          energy_delegated: '64285',
+        },
+      ],
+    });
+    expect(month).toBe('2027-07');
+    // Integers past 2^53 keep every digit: they are never numbers here.
+    expect(costs).toEqual([
+      {
+        chain: 'solana',
+        isTest: true,
+        asset: 'SOL',
+        sweeps: 40,
+        fee: '0.0004',
+        energyUsed: null,
+        energyDelegated: null,
+      },
+      {
+        chain: 'tron',
+        isTest: false,
+        asset: 'TRX',
+        sweeps: 3,
+        fee: '90071992547.409931',
+        energyUsed: '9007199254740993',
+        energyDelegated: '64285',
+      },
+    ]);
+    expect(readSweepCosts({})).toEqual({ month: null, costs: [] });
+  });
+
+  it('groups the digits of energy counts without turning them into numbers', () => {
+    expect(groupDigits('194570')).toBe('194,570');
+    expect(groupDigits('900719925474099300')).toBe('900,719,925,474,099,300');
+    expect(groupDigits('64')).toBe('64');
+    expect(groupDigits(null)).toBe('—');
+    expect(groupDigits('1.5')).toBe('1.5');
   });
 });
 

@@ -468,3 +468,96 @@ export function loadChains(fetchChains: () => Promise<unknown>): Promise<ChainIn
   });
   return chainsOnce;
 }
+
+/** A Tron resource wallet's stake (Stake 2.0), as GET /v1/operator/fee-wallets gives it. */
+export interface ResourceStake {
+  /** TRX staked for energy, lent out included; TRX of it lent now (exact decimal strings). */
+  energyStaked: string | null;
+  energyLent: string | null;
+  bandwidthStaked: string | null;
+  bandwidthLent: string | null;
+  /** Energy units (integer strings) the stake not lent gives now, and what one USDT sweep borrows. */
+  energyAvailable: string | null;
+  energyPerSweep: string | null;
+  sweepsCovered: number | null;
+  /** Too little for the next sweep: USDT sweeps burn TRX until more is staked. */
+  short: boolean;
+}
+
+export interface FeeWallet {
+  chain: string;
+  isTest: boolean;
+  role: string;
+  address: string;
+  asset: string;
+  balance: string | null;
+  lowBelow: string | null;
+  low: boolean;
+  explorerUrl: string;
+  /** Tron's resource wallet only; null when the node could not say. */
+  stake: ResourceStake | null;
+}
+
+function readStake(value: unknown): ResourceStake | null {
+  if (typeof value !== 'object' || value === null) return null;
+  const source = record(value);
+  return {
+    energyStaked: text(source, 'energy_staked_native'),
+    energyLent: text(source, 'energy_lent_native'),
+    bandwidthStaked: text(source, 'bandwidth_staked_native'),
+    bandwidthLent: text(source, 'bandwidth_lent_native'),
+    energyAvailable: text(source, 'energy_available'),
+    energyPerSweep: text(source, 'energy_per_sweep'),
+    sweepsCovered: integer(source, 'sweeps_covered'),
+    short: flag(source, 'short') === true,
+  };
+}
+
+export function readFeeWallets(body: unknown): FeeWallet[] {
+  return dataOf(body).map((value) => {
+    const source = record(value);
+    return {
+      chain: text(source, 'chain') ?? '',
+      isTest: flag(source, 'is_test') === true,
+      role: text(source, 'role') ?? '',
+      address: text(source, 'address') ?? '',
+      asset: text(source, 'asset') ?? '',
+      balance: text(source, 'balance_native'),
+      lowBelow: text(source, 'low_below_native'),
+      low: flag(source, 'low') === true,
+      explorerUrl: text(source, 'explorer_address_url') ?? '',
+      stake: readStake(source.stake),
+    };
+  });
+}
+
+/** What one chain's sweeps in one mode cost in a month (GET /v1/operator/sweep-costs). */
+export interface SweepCost {
+  chain: string;
+  isTest: boolean;
+  asset: string;
+  sweeps: number;
+  /** Network fees paid (on Tron: TRX burnt), exact decimal string. */
+  fee: string | null;
+  /** Energy units used, and of them lent by staked TRX (integer strings); null on chains without energy. */
+  energyUsed: string | null;
+  energyDelegated: string | null;
+}
+
+export function readSweepCosts(body: unknown): { month: string | null; costs: SweepCost[] } {
+  return {
+    month: text(record(body), 'month'),
+    costs: dataOf(body).map((value) => {
+      const source = record(value);
+      return {
+        chain: text(source, 'chain') ?? '',
+        isTest: flag(source, 'is_test') === true,
+        asset: text(source, 'asset') ?? '',
+        sweeps: integer(source, 'sweeps') ?? 0,
+        fee: text(source, 'fee_native'),
+        energyUsed: text(source, 'energy_used'),
+        energyDelegated: text(source, 'energy_delegated'),
+      };
+    }),
+  };
+}

@@ -10,12 +10,16 @@ import {
   Notice,
   PageHeader,
 } from '../components/ui.tsx';
+import { groupDigits } from '../format.ts';
 import {
   type ChainInfo,
   fallbackChains,
   type Json,
   loadChains,
+  type ResourceStake,
+  readFeeWallets,
   readSession,
+  readSweepCosts,
   record,
   titleCase,
 } from '../model.ts';
@@ -429,53 +433,60 @@ function WalletChanges({ version }: { version: number }) {
   );
 }
 
-interface FeeWallet {
-  chain: string;
-  isTest: boolean;
-  role: string;
-  address: string;
-  asset: string;
-  balance: string | null;
-  lowBelow: string | null;
-  low: boolean;
-  explorerUrl: string;
+/** An operator-only view: its answer, or null when the API says this session is not an operator's (403). */
+async function operatorOnly<T>(path: string, read: (body: unknown) => T, query?: Record<string, string>) {
+  try {
+    return read(await api(path, query === undefined ? {} : { query }));
+  } catch (error) {
+    if (error instanceof ApiError && error.code === 'forbidden') return null;
+    throw error;
+  }
 }
 
-function readFeeWallets(body: unknown): FeeWallet[] {
-  const list = record(body).data;
-  if (!Array.isArray(list)) return [];
-  return list.map((value) => {
-    const source = record(value);
-    const text = (name: string) => (typeof source[name] === 'string' ? (source[name] as string) : null);
-    return {
-      chain: text('chain') ?? '',
-      isTest: source.is_test === true,
-      role: text('role') ?? '',
-      address: text('address') ?? '',
-      asset: text('asset') ?? '',
-      balance: text('balance_native'),
-      lowBelow: text('low_below_native'),
-      low: source.low === true,
-      explorerUrl: text('explorer_address_url') ?? '',
-    };
-  });
+const modeLabel = (wallet: { chain: string; isTest: boolean }) =>
+  `${titleCase(wallet.chain)} (${wallet.isTest ? 'test' : 'live'})`;
+
+/** A Tron resource wallet's stake, in a few words: staked, lent now, and the sweeps it covers. */
+function StakeSummary({ stake, asset }: { stake: ResourceStake; asset: string }) {
+  return (
+    <div class="small" data-testid="resource-stake">
+      <p>
+        Staked for energy: {stake.energyStaked ?? '—'} {asset}
+        {stake.energyLent !== null && stake.energyLent !== '0' && (
+          <span class="muted"> ({stake.energyLent} lent to sweeps now)</span>
+        )}
+        {stake.bandwidthStaked !== null && stake.bandwidthStaked !== '0' && (
+          <>
+            {' '}
+            · for bandwidth: {stake.bandwidthStaked} {asset}
+          </>
+        )}
+      </p>
+      <p>
+        {groupDigits(stake.energyAvailable)} energy free: about {stake.sweepsCovered ?? '—'} USDT sweeps of{' '}
+        {groupDigits(stake.energyPerSweep)}
+        {stake.short && (
+          <span class="badge badge-warn" data-status="short">
+            Short
+          </span>
+        )}
+      </p>
+    </div>
+  );
 }
 
 /**
- * The instance's own wallets that pay sweep fees (Solana's fee payer, EVM gas wallets), for its operators: each with
- * its balance and a warning when sweeps wait for funds. Everyone else's dashboard shows nothing here (the API says 403).
+ * The instance's own wallets that pay sweep fees (Solana's fee payer, EVM gas wallets, Tron's fee or resource wallet),
+ * for its operators: each with its balance and a warning when sweeps wait for funds, and Tron's resource wallet with
+ * its staked energy and a warning when it is short for the next sweep. Everyone else's dashboard shows nothing here
+ * (the API says 403).
  */
 function FeeWallets() {
-  const wallets = useResource(async () => {
-    try {
-      return readFeeWallets(await api('/operator/fee-wallets'));
-    } catch (error) {
-      if (error instanceof ApiError && error.code === 'forbidden') return null;
-      throw error;
-    }
-  }, []);
+  const wallets = useResource(() => operatorOnly('/operator/fee-wallets', readFeeWallets), []);
   if (wallets.state === 'ready' && (wallets.data === null || wallets.data.length === 0)) return null;
-  const low = wallets.state === 'ready' ? (wallets.data ?? []).filter((wallet) => wallet.low) : [];
+  const ready = wallets.state === 'ready' ? (wallets.data ?? []) : [];
+  const low = ready.filter((wallet) => wallet.low);
+  const short = ready.filter((wallet) => wallet.stake?.short === true);
   return (
     <section class="card" aria-labelledby="fee-wallets-title">
       <h2 id="fee-wallets-title">Network fee wallets</h2>
@@ -489,11 +500,14 @@ function FeeWallets() {
       )}
       {low.length > 0 && (
         <Notice tone="warn" title="Fund these wallets">
+          <p>{low.map(modeLabel).join(', ')}: sweeps wait, or will fail, until the balance is topped up.</p>
+        </Notice>
+      )}
+      {short.length > 0 && (
+        <Notice tone="warn" title="Stake more TRX for energy">
           <p>
-            {low
-              .map((wallet) => `${titleCase(wallet.chain)} (${wallet.isTest ? 'test' : 'live'})`)
-              .join(', ')}
-            : sweeps wait, or will fail, until the balance is topped up.
+            {short.map(modeLabel).join(', ')}: the resource wallet’s free energy is short for the next USDT
+            sweep, so sweeps burn TRX (within MAX_BURN_TRX) until more TRX is staked for energy.
           </p>
         </Notice>
       )}
@@ -529,12 +543,83 @@ function FeeWallets() {
                       Low below {wallet.lowBelow} {wallet.asset}
                     </p>
                   )}
+                  {wallet.stake !== null && <StakeSummary stake={wallet.stake} asset={wallet.asset} />}
                 </td>
               </tr>
             ))}
           </tbody>
         </table>
       )}
+    </section>
+  );
+}
+
+/** This month in the form of an <input type="month">: YYYY-MM, UTC as the API counts. */
+const thisMonth = () => new Date().toISOString().slice(0, 7);
+
+/**
+ * What the instance's sweeps cost in a month, per network and mode, for its operators: how many, the fees they paid
+ * (on Tron the TRX they burnt), and on Tron the energy they used and how much of it the staked TRX lent.
+ */
+function SweepCosts() {
+  const [month, setMonth] = useState(thisMonth);
+  const costs = useResource(
+    () => operatorOnly('/operator/sweep-costs', readSweepCosts, /^\d{4}-\d{2}$/.test(month) ? { month } : {}),
+    [month],
+  );
+  if (costs.state === 'ready' && costs.data === null) return null;
+  return (
+    <section class="card" aria-labelledby="sweep-costs-title">
+      <h2 id="sweep-costs-title">What sweeps cost</h2>
+      <p class="muted">
+        The network fees the instance’s wallets paid for sweeps that became final in the month, as the chain
+        charged them. On Tron the fees are TRX burnt; energy lent by the resource wallet’s stake burns none.
+      </p>
+      <div class="month-picker">
+        <Field label="Month" id="sweep-costs-month" error={null}>
+          <input
+            id="sweep-costs-month"
+            type="month"
+            value={month}
+            onInput={(event) => setMonth(event.currentTarget.value)}
+          />
+        </Field>
+      </div>
+      {costs.state === 'loading' && <Loading label="Loading what sweeps cost…" />}
+      {costs.state === 'error' && <ErrorNotice error={costs.error} onRetry={() => void costs.reload()} />}
+      {costs.state === 'ready' &&
+        costs.data !== null &&
+        (costs.data.costs.length === 0 ? (
+          <p class="muted">No sweep became final in {costs.data.month ?? month}.</p>
+        ) : (
+          <table data-testid="sweep-costs">
+            <thead>
+              <tr>
+                <th scope="col">Network</th>
+                <th scope="col">Sweeps</th>
+                <th scope="col">Fees paid</th>
+                <th scope="col">Energy used</th>
+                <th scope="col">Of it lent by stake</th>
+              </tr>
+            </thead>
+            <tbody>
+              {costs.data.costs.map((cost) => (
+                <tr key={`${cost.chain}:${cost.isTest}`}>
+                  <td>
+                    {titleCase(cost.chain)} <span class="muted">{cost.isTest ? 'test' : 'live'}</span>
+                  </td>
+                  <td>{cost.sweeps}</td>
+                  <td>
+                    {cost.fee ?? '—'} {cost.asset}
+                    {cost.chain === 'tron' && <span class="muted"> burnt</span>}
+                  </td>
+                  <td>{cost.energyUsed === null ? '—' : groupDigits(cost.energyUsed)}</td>
+                  <td>{cost.energyDelegated === null ? '—' : groupDigits(cost.energyDelegated)}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        ))}
     </section>
   );
 }
@@ -554,6 +639,7 @@ export function SettingsPage() {
       <WalletChanges version={changesVersion} />
       <Tolerances />
       <FeeWallets />
+      <SweepCosts />
     </section>
   );
 }

@@ -1,1 +1,0 @@
-ALTER TABLE "merchant_settings" ADD COLUMN "checkout_options" jsonb;
