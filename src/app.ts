@@ -22,6 +22,7 @@ import type { Metrics } from './metrics.ts';
 import { accountsRoutes } from './modules/accounts/routes.ts';
 import { chainsRoutes } from './modules/chains/routes.ts';
 import { keysRoutes } from './modules/keys/routes.ts';
+import { paymentLinksRoutes } from './modules/payment-links/routes.ts';
 import { paymentsRoutes } from './modules/payments/routes.ts';
 import { settingsRoutes } from './modules/settings/routes.ts';
 import { simulatorRoutes } from './modules/simulator/routes.ts';
@@ -31,6 +32,7 @@ import { eventStreamRoutes } from './modules/webhooks/events/routes.ts';
 import type { Services } from './services.ts';
 import { checkoutRoutes } from './web/checkout/routes.ts';
 import { dashboardRoutes } from './web/dashboard-routes.ts';
+import { homeRoute } from './web/home.ts';
 
 export interface AppDeps {
   config: Config;
@@ -167,11 +169,18 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     await simulatePerPayment(request, reply);
   };
 
+  const paymentLinkLimit = rateLimitCheck(
+    app,
+    config.paymentLinkRateLimit,
+    (request) => `link-ip:${request.ip}`,
+  );
+
   const context: RouteContext = {
     services,
     config,
     database,
     checkoutSimulateLimit,
+    paymentLinkLimit,
     requireAuth: makeAuth(
       { authenticateKey: services.keys.authenticate, verifyToken: services.accounts.verifyToken },
       perCaller,
@@ -188,6 +197,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       await v1.register(paymentsRoutes(context));
       await v1.register(simulatorRoutes(context));
       await v1.register(settingsRoutes(context));
+      await v1.register(paymentLinksRoutes(context));
     },
     { prefix: '/v1' },
   );
@@ -196,10 +206,14 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     checkoutRoutes({
       payments: services.payments,
       simulator: services.simulator,
+      logos: services.settings,
+      paymentLinks: services.paymentLinks,
+      paymentLinkLimit,
       simulateLimit: checkoutSimulateLimit,
     }),
   );
   await app.register(dashboardRoutes(deps.dashboardDir === undefined ? {} : { distDir: deps.dashboardDir }));
+  await app.register(homeRoute());
 
   return app;
 }

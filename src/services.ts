@@ -12,12 +12,16 @@ import { createDepositSigningKeys, createDerivationCheck } from './modules/chain
 import { createDerivationThread } from './modules/chains/derivation-thread.ts';
 import { createChainAdapters, testAddressSpelling } from './modules/chains/families.ts';
 import { depositLedger } from './modules/chains/ledger.ts';
+import { createChainStatus } from './modules/chains/readiness.ts';
 import { createSweepCosts } from './modules/chains/sweep-costs.ts';
 import { createKeysRepo } from './modules/keys/repo.ts';
 import { createKeysService } from './modules/keys/service.ts';
+import { createPaymentLinksRepo } from './modules/payment-links/repo.ts';
+import { createPaymentLinksService } from './modules/payment-links/service.ts';
 import { createPaymentsRepo } from './modules/payments/repo.ts';
 import { createPaymentsService, type RateProvider } from './modules/payments/service.ts';
 import { createDefaultRatesService } from './modules/rates/index.ts';
+import { createReadiness } from './modules/settings/readiness.ts';
 import { createSettingsRepo } from './modules/settings/repo.ts';
 import { createSettingsService } from './modules/settings/service.ts';
 import { createSimulatorService } from './modules/simulator/service.ts';
@@ -134,9 +138,21 @@ export function buildServices({
     isChainConnected: (chain, isTest) => chainAdapters.get(chain, isTest) !== undefined,
     events,
     settings,
+    branding: settings.brandingFor,
     ledger: depositLedger,
   });
   const simulator = createSimulatorService({ db, clock, payments, adapters: chainAdapters });
+  const paymentLinks = createPaymentLinksService({
+    repo: createPaymentLinksRepo(db),
+    clock,
+    publicUrl: config.publicUrl,
+    payments,
+  });
+  const readiness = createReadiness({
+    chainStatus: createChainStatus(chainAdapters),
+    settings,
+    hasSeed: (isTest) => deriver.hasSeed(isTest),
+  });
   const sweepCosts = createSweepCosts({
     db,
     clock,
@@ -152,6 +168,8 @@ export function buildServices({
     payments,
     settings,
     simulator,
+    readiness,
+    paymentLinks,
     ssrfGuard,
     operators,
     chainAdapters,

@@ -40,11 +40,20 @@ const operationIds: Record<string, string> = {
   'GET /payments/checkout/{payment_id}': 'getCheckoutView',
   'POST /payments/{id}/simulate': 'simulatePayment',
   'POST /payments/checkout/{payment_id}/simulate': 'simulateCheckoutPayment',
+  'POST /payments/checkout/{payment_id}/select': 'selectCheckoutOption',
   'GET /settings': 'getSettings',
   'PATCH /settings': 'updateSettings',
   'GET /settings/payout-wallets': 'getPayoutWallets',
   'PUT /settings/payout-wallets': 'setPayoutWallets',
   'GET /settings/payout-wallets/changes': 'listPayoutWalletChanges',
+  'GET /settings/readiness': 'getReadiness',
+  'PUT /settings/logo': 'setLogo',
+  'POST /payment-links': 'createPaymentLink',
+  'GET /payment-links': 'listPaymentLinks',
+  'GET /payment-links/{id}': 'getPaymentLink',
+  'PATCH /payment-links/{id}': 'updatePaymentLink',
+  'POST /payment-links/{id}/payments': 'payPaymentLink',
+  'DELETE /settings/logo': 'deleteLogo',
 };
 
 type Json = Record<string, unknown>;

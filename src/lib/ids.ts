@@ -37,7 +37,19 @@ export function randomToken(length: number): string {
   return out;
 }
 
-export type IdPrefix = 'mer' | 'kp' | 'key' | 'we' | 'evt' | 'del' | 'att' | 'dep' | 'fwd' | 'req' | 'pwc';
+export type IdPrefix =
+  | 'mer'
+  | 'kp'
+  | 'key'
+  | 'we'
+  | 'evt'
+  | 'del'
+  | 'att'
+  | 'dep'
+  | 'fwd'
+  | 'req'
+  | 'pwc'
+  | 'plink';
 
 /** Prefixed resource id such as `we_3k9…`: 20 random base36 characters (~103 bits). */
 export function newId(prefix: IdPrefix): string {

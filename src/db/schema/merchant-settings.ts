@@ -1,4 +1,4 @@
-import { integer, pgTable, text, timestamp } from 'drizzle-orm/pg-core';
+import { integer, jsonb, pgTable, text, timestamp } from 'drizzle-orm/pg-core';
 import { merchants } from './merchants.ts';
 
 /**
@@ -16,5 +16,12 @@ export const merchantSettings = pgTable('merchant_settings', {
   overpaymentToleranceAmount: text('overpayment_tolerance_amount').notNull().default('0'),
   /** Window of new payments that do not give `expires_in`, in seconds. */
   defaultWindowSeconds: integer('default_window_seconds').notNull(),
+  /** What the checkout shows of the merchant: a name, an accent colour (#rrggbb) and a support contact (all optional). */
+  brandName: text('brand_name'),
+  accentColor: text('accent_color'),
+  supportEmail: text('support_email'),
+  supportUrl: text('support_url'),
+  /** The chain/asset pairs (`ethereum:USDC`) offered to payers who pick the coin; null: every pair available. */
+  checkoutOptions: jsonb('checkout_options').$type<string[]>(),
   updatedAt: timestamp('updated_at', { withTimezone: true, mode: 'date' }).notNull(),
 });
