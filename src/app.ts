@@ -23,6 +23,7 @@ import { accountsRoutes } from './modules/accounts/routes.ts';
 import { chainsRoutes } from './modules/chains/routes.ts';
 import { exportsRoutes } from './modules/exports/routes.ts';
 import { keysRoutes } from './modules/keys/routes.ts';
+import { paymentLinksRoutes } from './modules/payment-links/routes.ts';
 import { paymentsRoutes } from './modules/payments/routes.ts';
 import { refundsRoutes } from './modules/refunds/routes.ts';
 import { reportsRoutes } from './modules/reports/routes.ts';
@@ -34,6 +35,7 @@ import { eventStreamRoutes } from './modules/webhooks/events/routes.ts';
 import type { Services } from './services.ts';
 import { checkoutRoutes } from './web/checkout/routes.ts';
 import { dashboardRoutes } from './web/dashboard-routes.ts';
+import { homeRoute } from './web/home.ts';
 import { refundPageRoutes } from './web/refund/routes.ts';
 
 export interface AppDeps {
@@ -171,11 +173,18 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     await simulatePerPayment(request, reply);
   };
 
+  const paymentLinkLimit = rateLimitCheck(
+    app,
+    config.paymentLinkRateLimit,
+    (request) => `link-ip:${request.ip}`,
+  );
+
   const context: RouteContext = {
     services,
     config,
     database,
     checkoutSimulateLimit,
+    paymentLinkLimit,
     requireAuth: makeAuth(
       { authenticateKey: services.keys.authenticate, verifyToken: services.accounts.verifyToken },
       perCaller,
@@ -195,6 +204,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       await v1.register(reportsRoutes(context));
       await v1.register(simulatorRoutes(context));
       await v1.register(settingsRoutes(context));
+      await v1.register(paymentLinksRoutes(context));
     },
     { prefix: '/v1' },
   );
@@ -203,11 +213,15 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     checkoutRoutes({
       payments: services.payments,
       simulator: services.simulator,
+      logos: services.settings,
+      paymentLinks: services.paymentLinks,
+      paymentLinkLimit,
       simulateLimit: checkoutSimulateLimit,
     }),
   );
   await app.register(refundPageRoutes({ refunds: services.refunds }));
   await app.register(dashboardRoutes(deps.dashboardDir === undefined ? {} : { distDir: deps.dashboardDir }));
+  await app.register(homeRoute());
 
   return app;
 }

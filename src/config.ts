@@ -123,6 +123,8 @@ const envSchema = z.object({
    * simulated there once; the rest are refused, but still cost a lookup); 0 turns the limits off.
    */
   SVC_CHECKOUT_SIMULATE_RATE_LIMIT: nonNegativeInt.default(10),
+  /** Payments a minute that one client IP may create from the public pages of payment links; 0 turns it off. */
+  SVC_PAYMENT_LINK_RATE_LIMIT: nonNegativeInt.default(30),
   SVC_TRUST_PROXY: booleanFromEnv.default(false),
   /**
    * How long a process remembers an authenticated API key; 0 asks the database on every request. Revocation is
@@ -280,6 +282,7 @@ const settingsSchema = envSchema.transform((values) => ({
   rateLimitPerKey: values.SVC_RATE_LIMIT_PER_KEY,
   rateLimitPerIp: values.SVC_RATE_LIMIT_PER_IP,
   checkoutSimulateRateLimit: values.SVC_CHECKOUT_SIMULATE_RATE_LIMIT,
+  paymentLinkRateLimit: values.SVC_PAYMENT_LINK_RATE_LIMIT,
   trustProxy: values.SVC_TRUST_PROXY,
   /** SVC_AUTH_CACHE_TTL_MS: how long an authenticated API key is remembered in this process. */
   authCacheTtlMs: values.SVC_AUTH_CACHE_TTL_MS,

@@ -12,18 +12,22 @@ import { createDepositSigningKeys, createDerivationCheck } from './modules/chain
 import { createDerivationThread } from './modules/chains/derivation-thread.ts';
 import { createChainAdapters, testAddressSpelling } from './modules/chains/families.ts';
 import { depositLedger, exportLedger } from './modules/chains/ledger.ts';
+import { createChainStatus } from './modules/chains/readiness.ts';
 import { createSweepCosts } from './modules/chains/sweep-costs.ts';
 import { createExportsService } from './modules/exports/service.ts';
 import { createKeysRepo } from './modules/keys/repo.ts';
 import { createKeysService } from './modules/keys/service.ts';
 import { createMailer } from './modules/notices/mailer.ts';
 import { createNotices } from './modules/notices/service.ts';
+import { createPaymentLinksRepo } from './modules/payment-links/repo.ts';
+import { createPaymentLinksService } from './modules/payment-links/service.ts';
 import { createPaymentsRepo } from './modules/payments/repo.ts';
 import { createPaymentsService, type RateProvider } from './modules/payments/service.ts';
 import { createDefaultRatesService } from './modules/rates/index.ts';
 import { refundsRepo } from './modules/refunds/repo.ts';
 import { createRefundsService } from './modules/refunds/service.ts';
 import { createReportsService } from './modules/reports/service.ts';
+import { createReadiness } from './modules/settings/readiness.ts';
 import { createSettingsRepo } from './modules/settings/repo.ts';
 import { createSettingsService } from './modules/settings/service.ts';
 import { createSimulatorService } from './modules/simulator/service.ts';
@@ -154,6 +158,7 @@ export function buildServices({
     isChainConnected: (chain, isTest) => chainAdapters.get(chain, isTest) !== undefined,
     events,
     settings,
+    branding: settings.brandingFor,
     ledger: depositLedger,
   });
   const simulator = createSimulatorService({ db, clock, payments, adapters: chainAdapters });
@@ -170,6 +175,17 @@ export function buildServices({
   });
   const exports = createExportsService({ db, payments, refunds, events, ledger: exportLedger });
   const reports = createReportsService({ db, clock, payments, events, ledger: exportLedger });
+  const paymentLinks = createPaymentLinksService({
+    repo: createPaymentLinksRepo(db),
+    clock,
+    publicUrl: config.publicUrl,
+    payments,
+  });
+  const readiness = createReadiness({
+    chainStatus: createChainStatus(chainAdapters),
+    settings,
+    hasSeed: (isTest) => deriver.hasSeed(isTest),
+  });
   const sweepCosts = createSweepCosts({
     db,
     clock,
@@ -189,6 +205,8 @@ export function buildServices({
     notices,
     settings,
     simulator,
+    readiness,
+    paymentLinks,
     ssrfGuard,
     operators,
     chainAdapters,

@@ -135,7 +135,8 @@ describe('GET /metrics', () => {
       value(text, 'svc_payments_open', { chain: 'ethereum', status: 'pending', mode: 'test' }) ?? 0,
     ).toBe(0);
 
-    for (const id of [merchant.merchantId, payment.payment_id, endpoint.id, payment.address]) {
+    for (const id of [merchant.merchantId, payment.payment_id, endpoint.id, payment.address ?? '']) {
+      expect(id).not.toBe('');
       expect(text.includes(id), id).toBe(false);
     }
 

@@ -44,7 +44,8 @@ describe('the OpenAPI document', () => {
     expect(new Set(ids).size).toBe(ids.length);
     expect(document.paths['/payments/checkout/{payment_id}']?.get?.security).toEqual([]);
     expect(document.paths['/auth/signup']?.post?.security).toEqual([]);
-    expect(document.paths['/payments']?.post?.security).toEqual([{ apiKey: [] }]);
+    expect(document.paths['/payments']?.post?.security).toEqual([{ apiKey: [] }, { bearer: [] }]);
+    expect(document.paths['/payments/checkout/{payment_id}/select']?.post?.security).toEqual([]);
   });
 
   it('lists the 4xx answers of every operation with the error schema', () => {

@@ -1,40 +1,12 @@
 import type { PGlite } from '@electric-sql/pglite';
 import type { SQL } from 'drizzle-orm';
-import { drizzle as drizzlePg } from 'drizzle-orm/node-postgres';
-import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
 import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
-import pg from 'pg';
+import type { Database, Db } from './database.ts';
 import { keepAsTextTypes, startEmbeddedEngine } from './embedded.ts';
 import type { EmbeddedClient } from './engine-thread.ts';
 import * as schema from './schema/index.ts';
 
-type Schema = typeof schema;
-/** A database handle or an open transaction: repos accept either, so services decide transaction boundaries. */
-export type Db = PgDatabase<PgQueryResultHKT, Schema>;
-
-export interface Database {
-  db: Db;
-  kind: 'pglite' | 'postgres';
-  /** The embedded engine, when that is what runs: its thread in the program, a PGlite of their own in tests. */
-  embedded: EmbeddedClient | undefined;
-  /** The server pool, when a PostgreSQL server is used. */
-  pool: pg.Pool | undefined;
-  close(): Promise<void>;
-}
-
-// NUMERIC and INT8 come back as strings so money never passes through a float.
-pg.types.setTypeParser(pg.types.builtins.INT8, (value) => value);
-pg.types.setTypeParser(pg.types.builtins.NUMERIC, (value) => value);
-
-export function fromPool(pool: pg.Pool): Database {
-  return {
-    db: drizzlePg({ client: pool, schema }) as unknown as Db,
-    kind: 'postgres',
-    embedded: undefined,
-    pool,
-    close: () => pool.end(),
-  };
-}
+export type { Database, Db };
 
 /**
  * The parsers drizzle passes with every PGlite query leave date and time types as strings (drizzle's columns map
@@ -98,11 +70,8 @@ export async function openDatabase(options: {
   engine?: EmbeddedClient | undefined;
 }): Promise<Database> {
   if (options.databaseUrl !== undefined) {
-    const pool = new pg.Pool({ connectionString: options.databaseUrl, max: options.poolSize ?? 20 });
-    // An idle client that errors (server restart) must not crash the process; the pool replaces it.
-    pool.on('error', () => {});
-    await pool.query('select 1');
-    return fromPool(pool);
+    const { openServerDatabase } = await import('./server.ts');
+    return openServerDatabase(options.databaseUrl, options.poolSize ?? 20);
   }
   // Not waiting for the engine to open: queries wait for it, and the caller can meanwhile do what needs no database.
   return fromEmbedded(options.engine ?? startEmbeddedEngine(options.dataDir));

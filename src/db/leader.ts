@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import pg from 'pg';
+import type pg from 'pg';
 import type { Logger } from 'pino';
 import type { Database } from './client.ts';
 
@@ -24,11 +24,11 @@ function lockKey(name: string): number {
 }
 
 export function createLeaderElector(database: Database, logger?: Logger): LeaderElector {
-  const pool = database.pool;
+  const { pool } = database;
   if (pool === undefined) {
     return { lead: async () => true, close: async () => {} };
   }
-  const options = pool.options;
+  const serverPool: pg.Pool = pool;
   let client: pg.Client | null = null;
   let connecting: Promise<pg.Client> | null = null;
   let lastBeat = 0;
@@ -58,7 +58,8 @@ export function createLeaderElector(database: Database, logger?: Logger): Leader
   async function connection(): Promise<pg.Client> {
     if (client !== null) return client;
     connecting ??= (async () => {
-      const next = new pg.Client(options);
+      const { dedicatedConnection } = await import('./server.ts');
+      const next = dedicatedConnection(serverPool);
       next.on('error', (error) => lost(error));
       await next.connect();
       client = next;

@@ -1,6 +1,4 @@
 import { fileURLToPath } from 'node:url';
-import { drizzle as drizzlePg } from 'drizzle-orm/node-postgres';
-import { migrate as migratePg } from 'drizzle-orm/node-postgres/migrator';
 import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
 import type { Logger } from 'pino';
 import { type Database, drizzleOver, openDatabase } from './client.ts';
@@ -28,14 +26,8 @@ export async function migrateDatabase(database: Database): Promise<void> {
     return;
   }
   if (database.pool === undefined) throw new Error('Database has neither an embedded engine nor a pool');
-  const client = await database.pool.connect();
-  try {
-    await client.query('select pg_advisory_lock($1)', [MIGRATION_LOCK]);
-    await migratePg(drizzlePg({ client }), { migrationsFolder });
-  } finally {
-    await client.query('select pg_advisory_unlock($1)', [MIGRATION_LOCK]).catch(() => {});
-    client.release();
-  }
+  const { migrateServer } = await import('./server.ts');
+  await migrateServer(database.pool, migrationsFolder, MIGRATION_LOCK);
 }
 
 /**

@@ -12,4 +12,6 @@ export interface RouteContext {
   database: Database;
   /** The public checkout simulate's own limits: per client IP and per payment (SVC_CHECKOUT_SIMULATE_RATE_LIMIT). */
   checkoutSimulateLimit: RateLimitCheck;
+  /** Payments made from the public page of a payment link: per client IP (SVC_PAYMENT_LINK_RATE_LIMIT). */
+  paymentLinkLimit: RateLimitCheck;
 }

@@ -48,11 +48,20 @@ const operationIds: Record<string, string> = {
   'POST /refund-links/{token}': 'submitRefundAddress',
   'GET /exports/{kind}': 'exportRecords',
   'GET /reports': 'getReport',
+  'POST /payments/checkout/{payment_id}/select': 'selectCheckoutOption',
   'GET /settings': 'getSettings',
   'PATCH /settings': 'updateSettings',
   'GET /settings/payout-wallets': 'getPayoutWallets',
   'PUT /settings/payout-wallets': 'setPayoutWallets',
   'GET /settings/payout-wallets/changes': 'listPayoutWalletChanges',
+  'GET /settings/readiness': 'getReadiness',
+  'PUT /settings/logo': 'setLogo',
+  'POST /payment-links': 'createPaymentLink',
+  'GET /payment-links': 'listPaymentLinks',
+  'GET /payment-links/{id}': 'getPaymentLink',
+  'PATCH /payment-links/{id}': 'updatePaymentLink',
+  'POST /payment-links/{id}/payments': 'payPaymentLink',
+  'DELETE /settings/logo': 'deleteLogo',
 };
 
 type Json = Record<string, unknown>;

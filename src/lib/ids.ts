@@ -49,7 +49,8 @@ export type IdPrefix =
   | 'fwd'
   | 'req'
   | 'pwc'
-  | 'rf';
+  | 'rf'
+  | 'plink';
 
 /** Prefixed resource id such as `we_3k9…`: 20 random base36 characters (~103 bits). */
 export function newId(prefix: IdPrefix): string {

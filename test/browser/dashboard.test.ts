@@ -309,21 +309,14 @@ if (!runBrowserTests) {
       await screenshot(page, `${shots}/13-webhook-rotated`);
       await page.getByRole('button', { name: 'I have saved it' }).click();
 
-      // A test payment from the dashboard: it needs a test key, so the page generates a pair (shown once).
-      await nav(page, 'Create test payment');
+      // A test payment from the dashboard: its login session is enough, no key is ever pasted.
+      await nav(page, 'Create payment');
       await page.getByRole('heading', { name: 'Create a test payment', level: 1 }).waitFor();
-      await page.getByText('First, a test key').waitFor();
-      await page.getByLabel('Paste a test key').fill(liveKey);
-      await page.getByRole('button', { name: 'Use this key' }).click();
-      await page.getByText('That is a live key.').waitFor();
+      expect(await page.getByText('Paste a test key').count()).toBe(0);
       await screenshot(page, `${shots}/14-new-test-payment`);
-      await page.getByRole('button', { name: 'Generate a new keypair and use its test key' }).click();
-      const paymentKey = await page.getByTestId('new-test-key').inputValue();
-      expect(paymentKey).toMatch(/^svc_test_/);
-      await page.getByRole('button', { name: 'I have saved both keys' }).click();
-      await page.getByText('Using the test key').waitFor();
       const orderId = `order-${randomBytes(4).toString('hex')}`;
       await page.getByLabel('Amount').fill('25.00');
+      await page.getByLabel('I choose the network and coin').check();
       await page.getByLabel('Order ID (optional)').fill(orderId);
       await page.getByRole('button', { name: 'Create test payment' }).click();
       const created = page.getByTestId('created-payment');

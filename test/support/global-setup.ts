@@ -4,9 +4,10 @@ import { join } from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import pg from 'pg';
 import type { TestProject } from 'vitest/node';
-import { fromPglite, fromPool } from '../../src/db/client.ts';
+import { fromPglite } from '../../src/db/client.ts';
 import { embeddedEngineOptions } from '../../src/db/embedded.ts';
 import { migrateDatabase } from '../../src/db/migrate.ts';
+import { fromPool } from '../../src/db/server.ts';
 
 declare module 'vitest' {
   export interface ProvidedContext {

@@ -8,8 +8,9 @@ import pg from 'pg';
 import { inject } from 'vitest';
 import { buildApp } from '../../src/app.ts';
 import { type Config, loadConfig } from '../../src/config.ts';
-import { type Database, fromPglite, fromPool } from '../../src/db/client.ts';
+import { type Database, fromPglite } from '../../src/db/client.ts';
 import { embeddedEngineOptions } from '../../src/db/embedded.ts';
+import { fromPool } from '../../src/db/server.ts';
 import { type Clock, manualClock, systemClock } from '../../src/lib/clock.ts';
 import { buildServices, type ServiceDeps, type Services } from '../../src/services.ts';
 

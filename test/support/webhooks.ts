@@ -3,8 +3,9 @@ import { createServer, type IncomingHttpHeaders, type IncomingMessage, type Serv
 import { createServer as createTlsServer } from 'node:https';
 import type { AddressInfo, Socket } from 'node:net';
 import pg from 'pg';
-import { type Database, fromPool } from '../../src/db/client.ts';
+import type { Database } from '../../src/db/client.ts';
 import { migrateDatabase } from '../../src/db/migrate.ts';
+import { fromPool } from '../../src/db/server.ts';
 import { createTestDatabase } from './harness.ts';
 
 /**

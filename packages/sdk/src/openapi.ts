@@ -384,7 +384,7 @@ export interface paths {
         /** List payments, newest first, with cursor pagination and filters */
         get: operations["listPayments"];
         put?: never;
-        /** Create a payment; its mode is the API key mode */
+        /** Create a payment: its mode is the API key's, or with a dashboard token the `is_test` given; without `chain` the payer picks the chain and asset on the checkout */
         post: operations["createPayment"];
         delete?: never;
         options?: never;
@@ -420,6 +420,23 @@ export interface paths {
         get: operations["getCheckoutView"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/payments/checkout/{payment_id}/select": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** The payer's pick of a chain and asset among a payment's `options` (no key): takes its deposit address and locks the rate for 15 minutes; repeated once that quote lapsed with nothing seen, it quotes again */
+        post: operations["selectCheckoutOption"];
         delete?: never;
         options?: never;
         head?: never;
@@ -606,6 +623,41 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/settings/logo": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /** Set the checkout's logo (dashboard token only): the image as the body, `Content-Type` image/png, image/jpeg or image/webp, at most 256 KB and 16 to 2048 pixels a side; checked by its own bytes, never SVG; served at `logo_url` */
+        put: operations["setLogo"];
+        post?: never;
+        /** Remove the checkout's logo (dashboard token only) */
+        delete: operations["deleteLogo"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/settings/readiness": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The setup checklist of the mode: per chain, whether payments can be taken now (node, payout wallet, fee wallet) and what is missing */
+        get: operations["getReadiness"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/settings/payout-wallets/changes": {
         parameters: {
             query?: never;
@@ -617,6 +669,59 @@ export interface paths {
         get: operations["listPayoutWalletChanges"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/payment-links": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List payment links, newest first, each with its totals */
+        get: operations["listPaymentLinks"];
+        put?: never;
+        /** Create a reusable payment link (its mode is the key’s, or `is_test` with a dashboard token): each visit that goes on to pay creates a payment with its terms */
+        post: operations["createPaymentLink"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/payment-links/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A payment link with its totals (its payments: GET /payments?payment_link_id=) */
+        get: operations["getPaymentLink"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /** Change a payment link’s title or description, or turn it off or on */
+        patch: operations["updatePaymentLink"];
+        trace?: never;
+    };
+    "/payment-links/{id}/payments": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A visit that goes on to pay (public, no key): creates a payment with the link’s terms and answers its checkout address; limited per client IP (SVC_PAYMENT_LINK_RATE_LIMIT) */
+        post: operations["payPaymentLink"];
         delete?: never;
         options?: never;
         head?: never;
@@ -954,21 +1059,33 @@ export interface components {
             /** @description Exact decimal amount in `currency`. */
             amount: string;
             currency: string;
-            chain: string;
-            asset: string;
-            /** @description The deposit address of this payment alone. */
-            address: string;
-            /** @description Decimal amount of `asset` to send, rounded up to its decimals. */
-            expected_amount_native: string;
+            /** @description Chain id. Null until the payer picks the chain (`chosen_by` "payer", `selected_at` null). */
+            chain: string | null;
+            /** @description Asset code. Null until the payer picks the chain (`chosen_by` "payer", `selected_at` null). */
+            asset: string | null;
+            /** @description The deposit address of this payment alone. Null until the payer picks the chain (`chosen_by` "payer", `selected_at` null). */
+            address: string | null;
+            /** @description Decimal amount of `asset` to send: converted from `currency` and rounded up to what wallets show (6 decimals, 8 for BTC and LTC), or exactly `amount` when `currency` is the asset. Null until the payer picks the chain (`chosen_by` "payer", `selected_at` null). */
+            expected_amount_native: string | null;
             received_amount_native: string;
-            remaining_amount_native: string;
+            /** @description What is still due. Null until the payer picks the chain (`chosen_by` "payer", `selected_at` null). */
+            remaining_amount_native: string | null;
             /** @description Hash of the latest deposit, null before any. */
             tx_hash: string | null;
-            /** @description `currency` per one `asset`, locked at creation. */
+            /** @description `currency` per one `asset`, locked at creation or at the payer's pick. Null until the payer picks the chain (`chosen_by` "payer", `selected_at` null). */
             rate: {
                 value: string;
                 source: string;
-            };
+            } | null;
+            /**
+             * @description Who chooses the chain and asset: the merchant at creation (`chain` given), or the payer on the checkout.
+             * @enum {string}
+             */
+            chosen_by: "merchant" | "payer";
+            /** @description When the payer picked the chain and asset; null before, and for a payment whose merchant named them. */
+            selected_at: string | null;
+            /** @description When the rate locked at the payer's pick lapses (15 minutes, at most the window): a payment still waiting for funds then gets a new quote for the same address when the payer asks. Null when the merchant named the chain (the rate holds for the whole window) and before a pick. */
+            quote_expires_at: string | null;
             /** @description Confirmations of the least-confirmed unfinal deposit (all required once every deposit is final; 0 before any). */
             confirmations: {
                 seen: number;
@@ -981,8 +1098,16 @@ export interface components {
                 [key: string]: string;
             };
             redirect_url: string | null;
+            /** @description The return address after completion (as `redirect_url`). */
+            success_url: string | null;
+            /** @description The payment link whose visit created it (`plink_…`), if any. */
+            payment_link_id: string | null;
+            cancel_url: string | null;
+            /** @description The checkout's language (null: the payer's browser decides). */
+            locale: ("en" | "es" | "de" | "fr" | "pt" | "zh" | "ar") | null;
             checkout_url: string;
-            payment_uri: string;
+            /** @description A wallet link (EIP-681, BIP-21, Solana Pay, Tron). Null until the payer picks the chain (`chosen_by` "payer", `selected_at` null). */
+            payment_uri: string | null;
             /** @description When the latest forwarding transaction to the payout wallet became final. */
             forwarded_at: string | null;
             /** @description Hash of that forwarding transaction. */
@@ -1034,21 +1159,33 @@ export interface components {
             /** @description Exact decimal amount in `currency`. */
             amount: string;
             currency: string;
-            chain: string;
-            asset: string;
-            /** @description The deposit address of this payment alone. */
-            address: string;
-            /** @description Decimal amount of `asset` to send, rounded up to its decimals. */
-            expected_amount_native: string;
+            /** @description Chain id. Null until the payer picks the chain (`chosen_by` "payer", `selected_at` null). */
+            chain: string | null;
+            /** @description Asset code. Null until the payer picks the chain (`chosen_by` "payer", `selected_at` null). */
+            asset: string | null;
+            /** @description The deposit address of this payment alone. Null until the payer picks the chain (`chosen_by` "payer", `selected_at` null). */
+            address: string | null;
+            /** @description Decimal amount of `asset` to send: converted from `currency` and rounded up to what wallets show (6 decimals, 8 for BTC and LTC), or exactly `amount` when `currency` is the asset. Null until the payer picks the chain (`chosen_by` "payer", `selected_at` null). */
+            expected_amount_native: string | null;
             received_amount_native: string;
-            remaining_amount_native: string;
+            /** @description What is still due. Null until the payer picks the chain (`chosen_by` "payer", `selected_at` null). */
+            remaining_amount_native: string | null;
             /** @description Hash of the latest deposit, null before any. */
             tx_hash: string | null;
-            /** @description `currency` per one `asset`, locked at creation. */
+            /** @description `currency` per one `asset`, locked at creation or at the payer's pick. Null until the payer picks the chain (`chosen_by` "payer", `selected_at` null). */
             rate: {
                 value: string;
                 source: string;
-            };
+            } | null;
+            /**
+             * @description Who chooses the chain and asset: the merchant at creation (`chain` given), or the payer on the checkout.
+             * @enum {string}
+             */
+            chosen_by: "merchant" | "payer";
+            /** @description When the payer picked the chain and asset; null before, and for a payment whose merchant named them. */
+            selected_at: string | null;
+            /** @description When the rate locked at the payer's pick lapses (15 minutes, at most the window): a payment still waiting for funds then gets a new quote for the same address when the payer asks. Null when the merchant named the chain (the rate holds for the whole window) and before a pick. */
+            quote_expires_at: string | null;
             /** @description Confirmations of the least-confirmed unfinal deposit (all required once every deposit is final; 0 before any). */
             confirmations: {
                 seen: number;
@@ -1061,8 +1198,16 @@ export interface components {
                 [key: string]: string;
             };
             redirect_url: string | null;
+            /** @description The return address after completion (as `redirect_url`). */
+            success_url: string | null;
+            /** @description The payment link whose visit created it (`plink_…`), if any. */
+            payment_link_id: string | null;
+            cancel_url: string | null;
+            /** @description The checkout's language (null: the payer's browser decides). */
+            locale: ("en" | "es" | "de" | "fr" | "pt" | "zh" | "ar") | null;
             checkout_url: string;
-            payment_uri: string;
+            /** @description A wallet link (EIP-681, BIP-21, Solana Pay, Tron). Null until the payer picks the chain (`chosen_by` "payer", `selected_at` null). */
+            payment_uri: string | null;
             /** @description When the latest forwarding transaction to the payout wallet became final. */
             forwarded_at: string | null;
             /** @description Hash of that forwarding transaction. */
@@ -1095,23 +1240,43 @@ export interface components {
             has_more: boolean;
             next_cursor: string | null;
         };
+        CheckoutOption: {
+            chain: string;
+            chain_name: string;
+            network: string;
+            asset: string;
+            asset_name: string;
+            /** @description What the payment comes to in this asset at the current rate (locked only once picked). */
+            amount_native: string;
+        };
         CheckoutView: {
             payment_id: string;
             /** @enum {string} */
             status: "pending" | "confirming" | "completed" | "underpaid" | "overpaid" | "expired";
             amount: string;
             currency: string;
-            chain: string;
-            chain_name: string;
+            chain: string | null;
+            chain_name: string | null;
             /** @description The network to send on, named plainly (e.g. "Ethereum Sepolia testnet"). */
-            network: string;
-            asset: string;
-            asset_decimals: number;
-            address: string;
-            expected_amount_native: string;
+            network: string | null;
+            asset: string | null;
+            asset_decimals: number | null;
+            address: string | null;
+            expected_amount_native: string | null;
             received_amount_native: string;
-            remaining_amount_native: string;
-            payment_uri: string;
+            remaining_amount_native: string | null;
+            payment_uri: string | null;
+            /**
+             * @description Who chooses the chain and asset: the merchant at creation (`chain` given), or the payer on the checkout.
+             * @enum {string}
+             */
+            chosen_by: "merchant" | "payer";
+            /** @description When the payer picked the chain and asset; null before, and for a payment whose merchant named them. */
+            selected_at: string | null;
+            /** @description When the rate locked at the payer's pick lapses (15 minutes, at most the window): a payment still waiting for funds then gets a new quote for the same address when the payer asks. Null when the merchant named the chain (the rate holds for the whole window) and before a pick. */
+            quote_expires_at: string | null;
+            /** @description What the payer may pick from (POST /v1/payments/checkout/{payment_id}/select), each priced now; empty once picked, when the merchant chose, and once the payment no longer awaits a pick. */
+            options: components["schemas"]["CheckoutOption"][];
             /** Format: date-time */
             expires_at: string;
             /** @description Confirmations of the least-confirmed unfinal deposit (all required once every deposit is final; 0 before any). */
@@ -1121,6 +1286,19 @@ export interface components {
             };
             is_test: boolean;
             redirect_url: string | null;
+            cancel_url: string | null;
+            /** @description What the merchant chose to show payers (null: nothing). */
+            merchant: {
+                name: string | null;
+                logo_url: string | null;
+                accent_color: string | null;
+                support_email: string | null;
+                support_url: string | null;
+            } | null;
+            /** @description The latest deposit’s transaction, null before any. */
+            tx_hash: string | null;
+            /** @description The checkout's language set at creation (null: the payer's browser decides). */
+            locale: string | null;
         };
         CheckoutSimulation: {
             /** @enum {string} */
@@ -1135,6 +1313,43 @@ export interface components {
             } | null;
             /** @description The public checkout view right after the simulation. */
             checkout: components["schemas"]["CheckoutView"];
+        };
+        PaymentLink: {
+            /** @description Payment link id, prefixed `plink_`. */
+            id: string;
+            /** @description The public page to share (`/l/{id}`). */
+            url: string;
+            is_test: boolean;
+            title: string;
+            description: string | null;
+            /** @description null: the payer enters the amount. */
+            amount: string | null;
+            currency: string;
+            /** @description null: the payer picks the coin. */
+            chain: string | null;
+            asset: string | null;
+            success_url: string | null;
+            cancel_url: string | null;
+            locale: string | null;
+            active: boolean;
+            /** @description GET /v1/payments?payment_link_id= lists the payments. */
+            totals: {
+                /** @description Payments its visits created. */
+                payments: number;
+                /** @description Of those, completed or overpaid. */
+                paid: number;
+                /** @description What the paid ones add up to, in `currency`. */
+                paid_amount: string;
+            };
+            /** Format: date-time */
+            created_at: string;
+        };
+        PaymentLinkList: {
+            data: components["schemas"]["PaymentLink"][];
+        };
+        PaymentLinkPayment: {
+            payment_id: string;
+            checkout_url: string;
         };
         Refund: {
             /** @description Refund id, prefixed `rf_`. */
@@ -1249,6 +1464,14 @@ export interface components {
         };
         /** @description A payment counts as paid when it received at least expected − max(percent, amount) and at most expected + max(percent, amount) of the matching tolerance. Both default to 0 (exact). */
         MerchantSettings: {
+            brand_name: string | null;
+            accent_color: string | null;
+            support_email: string | null;
+            support_url: string | null;
+            /** @description The `chain:ASSET` pairs offered to payers who pick the coin (payments created without `chain`); null: every pair this instance can take in the payment’s mode. */
+            checkout_options: string[] | null;
+            /** @description The checkout’s logo on this origin (PUT /v1/settings/logo), or null. */
+            logo_url: string | null;
             /** @description Percent of the expected amount, as a decimal string: "0.5" is 0.5 %. 0 to 50. */
             underpayment_tolerance_percent: string;
             /** @description An amount in each payment's own currency, as a decimal string (converted at the payment's locked rate). */
@@ -1281,6 +1504,33 @@ export interface components {
         };
         PayoutWalletChangeList: {
             data: components["schemas"]["PayoutWalletChange"][];
+        };
+        Readiness: {
+            is_test: boolean;
+            /** @description The mode’s mnemonic is set on the server (live: SVC_MNEMONIC); without it nothing can be paid. */
+            seed_configured: boolean;
+            chains: {
+                chain: string;
+                name: string;
+                /**
+                 * @description A node is connected and keeping up (test mode: the simulator or a test network).
+                 * @enum {string}
+                 */
+                node: "ok" | "unhealthy" | "not_configured";
+                /** @description What is wrong with the node, when `unhealthy`. */
+                node_problem: string | null;
+                /** @description A payout wallet is set for the chain in this mode. */
+                payout_wallet: boolean;
+                /**
+                 * @description The instance's sweep-fee wallet for the chain: `none` where the chain needs none here.
+                 * @enum {string}
+                 */
+                fee_wallet: "funded" | "low" | "none";
+                /** @description Payments on this chain can be taken and swept now. */
+                ready: boolean;
+                /** @description What to do before it is ready. */
+                missing: ("seed" | "node" | "node_healthy" | "payout_wallet" | "fee_wallet")[];
+            }[];
         };
         WebhookEndpoint: {
             /** @description Endpoint id, prefixed `we_`. */
@@ -2154,6 +2404,8 @@ export interface operations {
                 created_lt?: string;
                 /** @description With a dashboard token: only this mode. */
                 is_test?: "true" | "false";
+                /** @description Only the payments of this payment link. */
+                payment_link_id?: string;
             };
             header?: never;
             path?: never;
@@ -2192,10 +2444,12 @@ export interface operations {
                     amount: string | number;
                     /** @description A fiat code (USD, EUR, …) or an asset code (BTC, USDC, …). */
                     currency: string;
-                    /** @description Chain id from GET /v1/chains, e.g. `ethereum`, `bitcoin`, `solana`. */
-                    chain: string;
-                    /** @description The asset the payer sends; defaults to the chain's native coin. */
+                    /** @description Chain id from GET /v1/chains, e.g. `ethereum`, `bitcoin`, `solana`. Left out, the payer picks the chain and asset on the checkout among those this merchant can take in the mode (live: connected chains with a payout wallet), and the address and rate are set then. */
+                    chain?: string;
+                    /** @description The asset the payer sends; defaults to the chain's native coin. Without `chain`: offer only this asset (on every chain that carries it). */
                     asset?: string;
+                    /** @description The mode: required with a dashboard token; with an API key it may be left out and must match the key. */
+                    is_test?: boolean;
                     order_id?: string;
                     /** @description Up to 50 keys (at most 40 characters each) with string values of at most 500 characters. */
                     metadata?: {
@@ -2203,8 +2457,17 @@ export interface operations {
                     };
                     /** @description Seconds until the payment window closes: 60 to 604800; default 1800 (or the merchant setting). */
                     expires_in?: number;
-                    /** @description Where the checkout sends the payer after completion. */
+                    /** @description Where the checkout sends the payer after completion (the same as `success_url`). */
                     redirect_url?: string;
+                    /** @description Where the checkout’s return button sends the payer after completion (http or https). */
+                    success_url?: string;
+                    /** @description Where the checkout sends a payer who gives up, or whose window ended (http or https). */
+                    cancel_url?: string;
+                    /**
+                     * @description The checkout's language: `en`, `es`, `de`, `fr`, `pt`, `zh` or `ar` (right to left). Left out, the payer's browser decides (Accept-Language); `?locale=` on the checkout link overrides both.
+                     * @enum {string}
+                     */
+                    locale?: "en" | "es" | "de" | "fr" | "pt" | "zh" | "ar";
                 };
             };
         };
@@ -2282,6 +2545,42 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    selectCheckoutOption: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                payment_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description A chain id among the payment’s `options`. */
+                    chain: string;
+                    /** @description An asset code among the payment’s `options` on that chain. */
+                    asset: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CheckoutView"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];
         };
     };
@@ -2665,6 +2964,16 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    /** @description `chain:ASSET` pairs from GET /v1/chains, e.g. `["base:USDC", "bitcoin:BTC"]`; null offers every pair. */
+                    checkout_options?: string[] | null;
+                    /** @description "" clears it. */
+                    brand_name?: string;
+                    /** @description `#rrggbb`; "" clears it. */
+                    accent_color?: string;
+                    /** @description "" clears it. */
+                    support_email?: string;
+                    /** @description "" clears it. */
+                    support_url?: string;
                     /** @description Percent of the expected amount, as a decimal string: "0.5" is 0.5 %. 0 to 50. */
                     underpayment_tolerance_percent?: string;
                     /** @description An amount in each payment's own currency, as a decimal string (converted at the payment's locked rate). */
@@ -2757,6 +3066,76 @@ export interface operations {
             429: components["responses"]["RateLimited"];
         };
     };
+    setLogo: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MerchantSettings"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    deleteLogo: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MerchantSettings"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    getReadiness: {
+        parameters: {
+            query?: {
+                /** @description Required with a dashboard token: the mode whose wallets to read or set. A key acts in its own mode. */
+                is_test?: "true" | "false";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Readiness"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
     listPayoutWalletChanges: {
         parameters: {
             query?: {
@@ -2779,6 +3158,177 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    listPaymentLinks: {
+        parameters: {
+            query?: {
+                /** @description With a dashboard token: only this mode. */
+                is_test?: "true" | "false";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PaymentLinkList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    createPaymentLink: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description What the payer sees as the heading of the link’s page. */
+                    title: string;
+                    /** @description A line or two under the title. */
+                    description?: string;
+                    /** @description A fixed amount in `currency` (decimal string); left out, the payer enters the amount. */
+                    amount?: string;
+                    /** @description A fiat code (USD, EUR, …) or an asset code. */
+                    currency: string;
+                    /** @description Left out, the payer picks the coin and network on the checkout. */
+                    chain?: string;
+                    asset?: string;
+                    success_url?: string;
+                    cancel_url?: string;
+                    /** @enum {string} */
+                    locale?: "en" | "es" | "de" | "fr" | "pt" | "zh" | "ar";
+                    /** @description The mode: required with a dashboard token, the key’s own otherwise. */
+                    is_test?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PaymentLink"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    getPaymentLink: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PaymentLink"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    updatePaymentLink: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description What the payer sees as the heading of the link’s page. */
+                    title?: string;
+                    description?: string | null;
+                    /** @description An inactive link’s page says so and creates no payment. */
+                    active?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PaymentLink"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    payPaymentLink: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The amount, when the link lets the payer enter it. */
+                    amount?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PaymentLinkPayment"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];
         };
     };

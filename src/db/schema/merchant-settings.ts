@@ -1,4 +1,4 @@
-import { boolean, integer, pgTable, text, timestamp } from 'drizzle-orm/pg-core';
+import { boolean, integer, jsonb, pgTable, text, timestamp } from 'drizzle-orm/pg-core';
 import { merchants } from './merchants.ts';
 
 /**
@@ -18,5 +18,12 @@ export const merchantSettings = pgTable('merchant_settings', {
   defaultWindowSeconds: integer('default_window_seconds').notNull(),
   /** Overpaid excess is refunded on its own: a refund is created, and sent as soon as the payer gives an address. */
   autoRefundOverpaid: boolean('auto_refund_overpaid').notNull().default(false),
+  /** What the checkout shows of the merchant: a name, an accent colour (#rrggbb) and a support contact (all optional). */
+  brandName: text('brand_name'),
+  accentColor: text('accent_color'),
+  supportEmail: text('support_email'),
+  supportUrl: text('support_url'),
+  /** The chain/asset pairs (`ethereum:USDC`) offered to payers who pick the coin; null: every pair available. */
+  checkoutOptions: jsonb('checkout_options').$type<string[]>(),
   updatedAt: timestamp('updated_at', { withTimezone: true, mode: 'date' }).notNull(),
 });

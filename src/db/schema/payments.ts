@@ -28,19 +28,36 @@ export const payments = pgTable(
     /** The merchant's amount as the exact decimal string it was given in, canonicalised. */
     amount: text('amount').notNull(),
     currency: text('currency').notNull(),
-    chain: text('chain').notNull(),
-    asset: text('asset').notNull(),
-    address: text('address').notNull(),
-    derivationIndex: integer('derivation_index').notNull(),
-    expectedBaseUnits: baseUnits('expected_base_units').notNull(),
+    /**
+     * Chain, asset, deposit address, derivation index, expected amount and rate: set at creation when the merchant
+     * names the chain, else null until the payer picks one of `paymentOptions` on the checkout (all at once).
+     */
+    chain: text('chain'),
+    asset: text('asset'),
+    address: text('address'),
+    derivationIndex: integer('derivation_index'),
+    expectedBaseUnits: baseUnits('expected_base_units'),
     receivedBaseUnits: baseUnits('received_base_units').notNull().default('0'),
-    /** Units of `currency` per one whole `asset`, locked at creation for the payment's window. */
-    rate: text('rate').notNull(),
-    rateSource: text('rate_source').notNull(),
+    /** Units of `currency` per one whole `asset`, locked at creation (or at the payer's pick, for its quote window). */
+    rate: text('rate'),
+    rateSource: text('rate_source'),
+    /** The chain/asset pairs the payer may pick from (null: the merchant named the chain at creation). */
+    paymentOptions: jsonb('payment_options').$type<Array<{ chain: string; asset: string }>>(),
+    /** When the payer picked (null: not yet, or the merchant named the chain). */
+    selectedAt: timestamp('selected_at', { withTimezone: true, mode: 'date' }),
+    /** When the rate locked at the pick lapses unless funds were seen; the payer then gets a new quote. */
+    quoteExpiresAt: timestamp('quote_expires_at', { withTimezone: true, mode: 'date' }),
+    /** The payment link whose visit created it (`plink_…`), if any. */
+    paymentLinkId: text('payment_link_id'),
+    /** The checkout's language for this payment (`en`, `es`, …; null: the payer's browser decides). */
+    locale: text('locale'),
     txHash: text('tx_hash'),
     orderId: text('order_id'),
     metadata: jsonb('metadata').$type<Record<string, string>>().notNull().default({}),
+    /** Where the checkout sends the payer after completion (`success_url`, or the older `redirect_url`). */
     redirectUrl: text('redirect_url'),
+    /** Where the checkout sends a payer who gives up, or whose window ended. */
+    cancelUrl: text('cancel_url'),
     /** When the last forwarding transaction that swept this payment's funds became final. */
     forwardedAt: timestamp('forwarded_at', { withTimezone: true, mode: 'date' }),
     forwardTxHash: text('forward_tx_hash'),
@@ -60,7 +77,15 @@ export const payments = pgTable(
     // EVM chains share one derivation path, so the address (not chain + index) is what must never repeat.
     uniqueIndex('payments_address_key').on(table.isTest, table.address),
     index('payments_open_idx').on(table.status, table.expiresAt),
+    // A payment link's payments and totals.
+    index('payments_link_idx')
+      .on(table.paymentLinkId, table.id)
+      .where(sql`${table.paymentLinkId} is not null`),
     // The watcher loads the payments of its chain and mode by creation time.
     index('payments_watch_idx').on(table.chain, table.isTest, table.createdAt),
+    // … and payments whose chain the payer picked, by the time of the pick.
+    index('payments_watch_selected_idx')
+      .on(table.chain, table.isTest, table.selectedAt)
+      .where(sql`${table.selectedAt} is not null`),
   ],
 );

@@ -6,7 +6,7 @@ import { fromBaseUnits, ratioFromDecimal } from '../../lib/money.ts';
 import type { exportLedger } from '../chains/ledger.ts';
 import { type ChainInfo, getAsset, getChain } from '../chains/registry.ts';
 import { fiatDecimals } from '../payments/amounts.ts';
-import type { PaymentRow, PaymentsService } from '../payments/service.ts';
+import { isPicked, type PaymentRow, type PaymentsService } from '../payments/service.ts';
 import type { RefundsService } from '../refunds/service.ts';
 import type { Principal } from '../tenancy/caller.ts';
 import { modeForWrite } from '../tenancy/scope.ts';
@@ -177,6 +177,35 @@ export function createExportsService(deps: ExportsDeps) {
     for await (const page of paymentPages(filter)) {
       const totals = await deps.refunds.totalsByPayments(page.map((payment) => payment.id));
       for (const payment of page) {
+        if (!isPicked(payment)) {
+          // Created without its chain and not picked by the payer yet: nothing on a chain to tell.
+          yield {
+            payment_id: payment.id,
+            created_at: payment.createdAt.toISOString(),
+            expires_at: payment.expiresAt.toISOString(),
+            status: payment.status,
+            is_test: payment.isTest,
+            chain: null,
+            asset: null,
+            amount: payment.amount,
+            currency: payment.currency,
+            rate: null,
+            rate_source: null,
+            expected_native: null,
+            received_native: null,
+            value_at_creation: payment.amount,
+            received_value_at_locked_rate: null,
+            refunded_native: null,
+            refund_fees_native: null,
+            forwarded_at: null,
+            forward_tx_hash: null,
+            sweep_fee_native: null,
+            native_asset: null,
+            tx_hash: null,
+            order_id: payment.orderId,
+          };
+          continue;
+        }
         const chain = chainOf(payment.chain);
         const refunds = totals.get(payment.id);
         yield {
@@ -218,7 +247,7 @@ export function createExportsService(deps: ExportsDeps) {
         const payment = byId.get(deposit.paymentId);
         if (payment === undefined) continue;
         const chain = chainOf(deposit.chain);
-        const counted = deposit.asset === payment.asset;
+        const counted = isPicked(payment) && deposit.asset === payment.asset;
         yield {
           deposit_id: deposit.id,
           payment_id: deposit.paymentId,

@@ -105,6 +105,17 @@ export function createAddressPool(deps: {
 
   return {
     /**
+     * Puts back an address taken but never handed out (its payment was not stored), to be taken next: a reserved
+     * index left unused would be a gap.
+     */
+    giveBack(chain: ChainId, isTest: boolean, address: PooledAddress): void {
+      const key = `${indexSpace(chain)}:${isTest}`;
+      const queue = ready.get(key) ?? [];
+      queue.unshift(address);
+      ready.set(key, queue);
+    },
+
+    /**
      * A fresh index and its address for `chain` in this mode. Take it before opening a transaction: a refill queries
      * the database, which on the single-connection embedded engine would wait forever behind an open transaction.
      */
@@ -126,3 +137,5 @@ export function createAddressPool(deps: {
     },
   };
 }
+
+export type AddressPool = ReturnType<typeof createAddressPool>;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { AppError } from '../../lib/errors.ts';
-import { canonicalAmount, fiatDecimals } from './amounts.ts';
+import { canonicalAmount, fiatDecimals, roundUpForWallets, walletDecimals } from './amounts.ts';
 
 function code(fn: () => unknown): string | undefined {
   try {
@@ -44,5 +44,25 @@ describe('canonicalAmount', () => {
     expect(fiatDecimals('KWD')).toBe(3);
     expect(fiatDecimals('usd')).toBeUndefined();
     expect(fiatDecimals('XYZW')).toBeUndefined();
+  });
+});
+
+describe('amounts wallets show', () => {
+  const eth = { code: 'ETH', decimals: 18 };
+  const btc = { code: 'BTC', decimals: 8 };
+  const usdcOnBsc = { code: 'USDC', decimals: 18 };
+  const trx = { code: 'TRX', decimals: 6 };
+
+  it('rounds a converted amount up to six decimals, or eight for BTC and LTC', () => {
+    expect(walletDecimals(eth)).toBe(6);
+    expect(walletDecimals(btc)).toBe(8);
+    expect(walletDecimals({ code: 'LTC', decimals: 8 })).toBe(8);
+    expect(walletDecimals(trx)).toBe(6);
+    // 25 USD at 3000 USD/ETH = 0.008333… ETH: shown and expected as 0.008334.
+    expect(roundUpForWallets(8_333_333_333_333_334n, eth)).toBe(8_334_000_000_000_000n);
+    expect(roundUpForWallets(8_334_000_000_000_000n, eth)).toBe(8_334_000_000_000_000n);
+    expect(roundUpForWallets(1n, usdcOnBsc)).toBe(1_000_000_000_000n);
+    expect(roundUpForWallets(12_345n, btc)).toBe(12_345n);
+    expect(roundUpForWallets(0n, eth)).toBe(0n);
   });
 });

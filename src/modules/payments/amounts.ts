@@ -59,3 +59,23 @@ export function fiatDecimals(code: string): number | undefined {
   fiatDecimalsCache.set(code, decimals);
   return decimals;
 }
+
+/**
+ * Fraction digits wallets show for an asset: 8 for Bitcoin and Litecoin (all of them), 6 for everything else (ETH,
+ * SOL, stablecoins, …: MetaMask, Phantom and TronLink show at least six). An amount with more digits than a wallet
+ * shows is rounded by the wallet or by the payer copying it, and arrives short: so a converted amount is rounded to
+ * this precision when the payment is priced.
+ */
+const walletDecimalsByAsset: Readonly<Record<string, number>> = { BTC: 8, LTC: 8 };
+const DEFAULT_WALLET_DECIMALS = 6;
+
+export function walletDecimals(asset: { code: string; decimals: number }): number {
+  return Math.min(asset.decimals, walletDecimalsByAsset[asset.code] ?? DEFAULT_WALLET_DECIMALS);
+}
+
+/** Base units rounded up to what wallets show of the asset (up, so the merchant never gets less than the price). */
+export function roundUpForWallets(units: bigint, asset: { code: string; decimals: number }): bigint {
+  const step = 10n ** BigInt(asset.decimals - walletDecimals(asset));
+  const remainder = units % step;
+  return remainder === 0n ? units : units - remainder + step;
+}

@@ -4,45 +4,33 @@ import type { Clock } from '../../lib/clock.ts';
 import { createCoalescer } from '../../lib/coalescer.ts';
 import { AppError } from '../../lib/errors.ts';
 import { uuidv7 } from '../../lib/ids.ts';
-import { convertToBaseUnits, toBaseUnits } from '../../lib/money.ts';
-import type { AddressDeriver } from '../chains/derivation.ts';
-import type { DerivationCheck } from '../chains/derivation-check.ts';
-import { type DerivationThread, deriveOnThisThread } from '../chains/derivation-thread.ts';
-import { type ChainId, chains, getAsset, getChain, isAssetAvailable } from '../chains/registry.ts';
-import type { RatesService } from '../rates/index.ts';
+import { chains, getAsset } from '../chains/registry.ts';
 import type { SettingsService } from '../settings/service.ts';
 import type { Principal } from '../tenancy/caller.ts';
 import { modeForWrite } from '../tenancy/scope.ts';
-import { createAddressPool, type PooledAddress } from './address-pool.ts';
+import type { AddressPool, PooledAddress } from './address-pool.ts';
 import { canonicalAmount, fiatDecimals } from './amounts.ts';
-import { type IdempotencyRow, MAX_INSERT_ROWS, type PaymentRow, type PaymentsRepo } from './repo.ts';
+import type { Pricing, RateProvider } from './pricing.ts';
+import { type IdempotencyRow, MAX_INSERT_ROWS, type PaymentsRepo, type StoredPaymentRow } from './repo.ts';
 import type { CreatePaymentInput, PaymentView } from './schemas.ts';
 
-/** What payments need from pricing: a rate locked at creation. */
-export type RateProvider = Pick<RatesService, 'getRate' | 'isSupportedCurrency'>;
-
 export interface PaymentCreationDeps {
-  /** Whether a watcher can see this chain in this mode (test mode always can: the simulated chain). */
-  isChainConnected(chain: ChainId, isTest: boolean): boolean;
   db: Db;
   repo: PaymentsRepo;
   clock: Clock;
-  deriver: AddressDeriver;
-  /** The second, independent derivation every address must agree with before it is handed out. */
-  derivationCheck: DerivationCheck;
-  /** Batch derivation off the request path (the derivation thread); default: `deriver` on this thread. */
-  deriveMany?: DerivationThread['deriveMany'];
+  /** Deposit addresses, each confirmed by the second derivation (shared with the payer's pick). */
+  addresses: AddressPool;
+  pricing: Pricing;
+  rates: Pick<RateProvider, 'isSupportedCurrency'>;
   /** How many inserts of creations may run at once before the next ones wait to go together (default 1). */
   insertsInFlight?: number;
-  rates: RateProvider;
-  settings: Pick<SettingsService, 'defaultWindowSeconds' | 'payoutWallet'>;
+  settings: Pick<SettingsService, 'defaultWindowSeconds'>;
   /** The answer a new payment gets (views.ts). */
-  toView(row: PaymentRow): PaymentView;
+  toView(row: StoredPaymentRow): PaymentView;
 }
 
 const MIN_WINDOW_SECONDS = 60;
 const MAX_WINDOW_SECONDS = 7 * 24 * 3600;
-const MAX_BASE_UNITS = 2n ** 256n - 1n;
 /** How long an idempotency key is remembered, as Stripe does. */
 const IDEMPOTENCY_TTL_MS = 24 * 3600 * 1000;
 
@@ -66,7 +54,7 @@ function stableStringify(value: unknown): string {
   return JSON.stringify(value);
 }
 
-function validRedirectUrl(raw: string): string {
+function validRedirectUrl(raw: string, param: string): string {
   try {
     const url = new URL(raw);
     if (
@@ -79,57 +67,39 @@ function validRedirectUrl(raw: string): string {
   } catch {
     // fall through to the error below
   }
-  throw new AppError(
-    'parameter_invalid',
-    'redirect_url must be an absolute http(s) URL without credentials.',
-    {
-      param: 'redirect_url',
-    },
-  );
+  throw new AppError('parameter_invalid', `${param} must be an absolute http(s) URL without credentials.`, {
+    param,
+  });
 }
 
 class IdempotencyLost extends Error {}
 
 /** Creation: checks and prices the request, takes a deposit address, stores the payment (idempotently). */
 export function createPaymentCreation(deps: PaymentCreationDeps) {
-  const { db, repo, clock, deriver, rates, toView } = deps;
-  const onThisThread = deriveOnThisThread(deriver, deps.derivationCheck);
-  const addresses = createAddressPool({
-    fetchIndices: (space, isTest, count) => repo.allocateDerivationIndices(db, space, isTest, count),
-    deriveMany: deps.deriveMany ?? (async (...args) => onThisThread(...args)),
-  });
+  const { db, repo, clock, addresses, pricing, toView } = deps;
   /**
    * Creations without an Idempotency-Key, inserted as they come while few inserts run, and under load those that
    * wait meanwhile together: one statement and round trip for many payments, each answered only once its row is in.
    */
-  const inserts = createCoalescer<PaymentRow>({
+  const inserts = createCoalescer<StoredPaymentRow>({
     run: (rows) => repo.insertMany(rows),
     maxInFlight: deps.insertsInFlight ?? 1,
     maxBatch: MAX_INSERT_ROWS,
   });
 
-  /** Checks everything about the request that needs no database, and prices it. */
+  /**
+   * Checks the request and prices it: on its chain when it names one, else the pairs the payer will choose from
+   * (priced only when the payer picks).
+   */
   async function prepare(merchantId: string, isTest: boolean, input: CreatePaymentInput) {
-    const chain = getChain(input.chain.toLowerCase());
-    if (chain === undefined) {
-      throw new AppError('unsupported_chain', `Unknown chain "${input.chain}"; GET /v1/chains lists them.`, {
-        param: 'chain',
-      });
-    }
-    const asset = input.asset === undefined ? chain.nativeAsset : getAsset(chain, input.asset);
-    if (asset === undefined || !isAssetAvailable(asset, isTest)) {
-      throw new AppError(
-        'unsupported_asset',
-        `${chain.name} does not carry ${input.asset} here; GET /v1/chains lists what it does.`,
-        {
-          param: 'asset',
-        },
-      );
-    }
+    const pair =
+      input.chain === undefined ? undefined : pricing.resolvePair(input.chain, input.asset, isTest);
     const currency = input.currency.toUpperCase();
     const currencyDecimals =
-      currency === asset.code ? asset.decimals : (assetDecimalsByCode(currency) ?? fiatDecimals(currency));
-    if (currencyDecimals === undefined || !rates.isSupportedCurrency(currency)) {
+      currency === pair?.asset.code
+        ? pair.asset.decimals
+        : (assetDecimalsByCode(currency) ?? fiatDecimals(currency));
+    if (currencyDecimals === undefined || !deps.rates.isSupportedCurrency(currency)) {
       throw new AppError('parameter_invalid', `Unsupported currency "${input.currency}".`, {
         param: 'currency',
       });
@@ -145,61 +115,63 @@ export function createPaymentCreation(deps: PaymentCreationDeps) {
         },
       );
     }
-    const redirectUrl = input.redirect_url === undefined ? null : validRedirectUrl(input.redirect_url);
-    if (!deriver.hasSeed(isTest)) {
+    const success = input.success_url ?? input.redirect_url;
+    if (
+      input.success_url !== undefined &&
+      input.redirect_url !== undefined &&
+      input.success_url !== input.redirect_url
+    ) {
       throw new AppError(
-        'live_seed_missing',
-        'Live payments are not configured on this server: SVC_MNEMONIC is not set.',
+        'parameter_invalid',
+        'success_url and redirect_url are the same address: give one.',
         {
-          param: 'chain',
+          param: 'success_url',
         },
       );
     }
-    if (!isTest && (await deps.settings.payoutWallet(db, merchantId, false, chain.id)) === null) {
-      throw new AppError(
-        'payout_wallet_missing',
-        `Set a live payout wallet for ${chain.name} first (PUT /v1/settings/payout-wallets): received funds are forwarded there.`,
-        { param: 'chain' },
-      );
+    const redirectUrl =
+      success === undefined
+        ? null
+        : validRedirectUrl(success, input.success_url === undefined ? 'redirect_url' : 'success_url');
+    const cancelUrl =
+      input.cancel_url === undefined ? null : validRedirectUrl(input.cancel_url, 'cancel_url');
+    if (pair === undefined) {
+      // Priced in a crypto asset, the payment is offered in that asset (on each chain carrying it) unless told otherwise.
+      const assetFilter = input.asset ?? (assetDecimalsByCode(currency) === undefined ? undefined : currency);
+      const options = await pricing.optionsFor(merchantId, isTest, assetFilter);
+      return { currency, amount, windowSeconds, redirectUrl, cancelUrl, picked: undefined, options };
     }
-    if (!deps.isChainConnected(chain.id, isTest)) {
-      // Taking money on a chain nobody watches would leave it uncredited: refuse instead.
-      throw new AppError(
-        'chain_unavailable',
-        `${isTest ? 'Test' : 'Live'} payments on ${chain.name} are not available on this server: no node for it is connected.`,
-        { param: 'chain' },
-      );
-    }
-
-    let rate: { rate: string; source: string };
-    let expected: bigint;
-    if (currency === asset.code) {
-      rate = { rate: '1', source: 'identity' };
-      expected = toBaseUnits(amount, asset.decimals);
-    } else {
-      rate = await rates.getRate(asset.code, currency, isTest);
-      expected = convertToBaseUnits(amount, rate.rate, asset.decimals);
-    }
-    if (expected > MAX_BASE_UNITS) {
-      throw new AppError('parameter_invalid', 'amount is unreasonably large for this asset.', {
-        param: 'amount',
-      });
-    }
-    return { chain, asset, currency, amount, windowSeconds, redirectUrl, rate, expected };
+    await pricing.checkUsable(merchantId, isTest, pair.chain);
+    const quote = await pricing.quote(pair.asset, currency, amount, isTest);
+    return {
+      currency,
+      amount,
+      windowSeconds,
+      redirectUrl,
+      cancelUrl,
+      picked: { ...pair, ...quote },
+      options: null,
+    };
   }
 
-  /**
-   * A new payment at its deposit address (index and address from the pool; callers take it before any transaction,
-   * see the pool's `take`), as it is to be inserted.
-   */
+  type Prepared = Awaited<ReturnType<typeof prepare>>;
+
+  /** The deposit address a priced request needs (none until the payer picks). Take it before any transaction. */
+  function depositFor(prepared: Prepared, isTest: boolean): Promise<PooledAddress> | undefined {
+    return prepared.picked === undefined ? undefined : addresses.take(prepared.picked.chain.id, isTest);
+  }
+
+  /** A new payment, at its deposit address when its chain is known, as it is to be inserted. */
   function newPayment(
     merchantId: string,
     isTest: boolean,
     input: CreatePaymentInput,
-    prepared: Awaited<ReturnType<typeof prepare>>,
-    deposit: PooledAddress,
-  ): PaymentRow {
+    prepared: Prepared,
+    deposit: PooledAddress | undefined,
+    paymentLinkId: string | null = null,
+  ): StoredPaymentRow {
     const now = clock.now();
+    const { picked } = prepared;
     return {
       id: uuidv7(now.getTime()),
       merchantId,
@@ -207,18 +179,24 @@ export function createPaymentCreation(deps: PaymentCreationDeps) {
       status: 'pending',
       amount: prepared.amount,
       currency: prepared.currency,
-      chain: prepared.chain.id,
-      asset: prepared.asset.code,
-      address: deposit.address,
-      derivationIndex: deposit.index,
-      expectedBaseUnits: prepared.expected.toString(),
+      chain: picked?.chain.id ?? null,
+      asset: picked?.asset.code ?? null,
+      address: deposit?.address ?? null,
+      derivationIndex: deposit?.index ?? null,
+      expectedBaseUnits: picked?.expected.toString() ?? null,
       receivedBaseUnits: '0',
-      rate: prepared.rate.rate,
-      rateSource: prepared.rate.source,
+      rate: picked?.rate.rate ?? null,
+      rateSource: picked?.rate.source ?? null,
+      paymentOptions: prepared.options,
+      selectedAt: null,
+      quoteExpiresAt: null,
       txHash: null,
       orderId: input.order_id ?? null,
       metadata: input.metadata ?? {},
       redirectUrl: prepared.redirectUrl,
+      cancelUrl: prepared.cancelUrl,
+      paymentLinkId,
+      locale: input.locale ?? null,
       forwardedAt: null,
       forwardTxHash: null,
       forwardFeeBaseUnits: null,
@@ -244,22 +222,40 @@ export function createPaymentCreation(deps: PaymentCreationDeps) {
     return { status: 201, body: existing.responseBody as PaymentView, replayed: true };
   }
 
+  /** Without an idempotency key: one statement (see inserts), or with other creations waiting meanwhile. */
+  async function createNow(
+    merchantId: string,
+    isTest: boolean,
+    input: CreatePaymentInput,
+    paymentLinkId: string | null,
+  ): Promise<PaymentView> {
+    const prepared = await prepare(merchantId, isTest, input);
+    // One statement needs no transaction: the index comes from the address pool, the row is inserted on its own, or
+    // with other creations that wait meanwhile, in one statement (see inserts).
+    const deposit = await depositFor(prepared, isTest);
+    const row = newPayment(merchantId, isTest, input, prepared, deposit, paymentLinkId);
+    await inserts.add(row);
+    return toView(row);
+  }
+
   return {
+    /**
+     * A payment made by a visit to a payment link (payment-links module): the link's merchant and mode, its terms as
+     * the request, the link recorded on the payment.
+     */
+    createFromLink: (link: { id: string; merchantId: string; isTest: boolean }, input: CreatePaymentInput) =>
+      createNow(link.merchantId, link.isTest, { ...input, is_test: link.isTest }, link.id),
+
     async create(
       principal: Principal,
       input: CreatePaymentInput,
       idempotencyKey: string | undefined,
     ): Promise<{ status: 201; body: PaymentView; replayed: boolean }> {
-      const isTest = modeForWrite(principal, undefined);
+      // A key acts in its own mode; a dashboard session says which (`is_test`).
+      const isTest = modeForWrite(principal, input.is_test);
       const merchantId = principal.merchantId;
       if (idempotencyKey === undefined) {
-        const prepared = await prepare(merchantId, isTest, input);
-        // One statement needs no transaction: the index comes from the address pool, the row is inserted on its own, or
-        // with other creations that wait meanwhile, in one statement (see inserts).
-        const deposit = await addresses.take(prepared.chain.id, isTest);
-        const row = newPayment(merchantId, isTest, input, prepared, deposit);
-        await inserts.add(row);
-        return { status: 201, body: toView(row), replayed: false };
+        return { status: 201, body: await createNow(merchantId, isTest, input, null), replayed: false };
       }
 
       const requestHash = createHash('sha256').update(stableStringify(input)).digest('hex');
@@ -268,7 +264,7 @@ export function createPaymentCreation(deps: PaymentCreationDeps) {
         return replay(known, requestHash);
       }
       const prepared = await prepare(merchantId, isTest, input);
-      const deposit = await addresses.take(prepared.chain.id, isTest);
+      const deposit = await depositFor(prepared, isTest);
       try {
         const row = await db.transaction(async (tx) => {
           // Claim the key first: a concurrent twin waits here until we commit, then finds our response.

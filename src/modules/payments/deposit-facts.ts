@@ -1,5 +1,5 @@
 import type { Db } from '../../db/client.ts';
-import type { PaymentRow } from './repo.ts';
+import { isPicked, type StoredPaymentRow } from './repo.ts';
 
 /**
  * What payments read of the chain side (deposits the watchers recorded, the height each chain's watcher reached),
@@ -80,11 +80,11 @@ export function createConfirmationCounter(deps: {
   confirmationsOf: (chain: string, isTest: boolean) => number;
 }) {
   const { db } = deps;
-  return async function seenOf(allRows: PaymentRow[]): Promise<Map<string, number>> {
+  return async function seenOf(allRows: StoredPaymentRow[]): Promise<Map<string, number>> {
     const out = new Map<string, number>();
     // A pending payment has no live deposit (seeing one makes it confirming), so it has nothing to count: the
     // common case of a fresh payment and of the checkout's polling costs no query here.
-    const rows = allRows.filter((row) => row.status !== 'pending');
+    const rows = allRows.filter((row) => row.status !== 'pending').filter(isPicked);
     if (rows.length === 0) return out;
     const [summaries, heights] = await Promise.all([
       deps.ledger.confirmationSummaries(

@@ -67,7 +67,10 @@ describe('a deposit address the second derivation does not confirm', () => {
       sql`select address from payments where merchant_id = ${m.merchantId}`,
     );
     expect(stored).toEqual([]);
-    const anywhere = await queryRows<{ address: string }>(t.database.db, sql`select address from payments`);
+    const anywhere = await queryRows<{ address: string }>(
+      t.database.db,
+      sql`select address from payments where address is not null`,
+    );
     for (const row of anywhere) expect(wrongAddresses.has(row.address.toLowerCase())).toBe(false);
   });
 
@@ -80,5 +83,28 @@ describe('a deposit address the second derivation does not confirm', () => {
       sql`select derivation_index from payments where id = ${tron.json().payment_id}`,
     );
     expect(tron.json().address).toBe(good.deriveAddress('tron', true, Number(row?.derivation_index)));
+  });
+
+  it('guards the payer’s pick the same way: 503 derivation_mismatch, and the payment keeps no address', async () => {
+    const created = await create({ amount: '10', currency: 'USD' });
+    expect(created.statusCode, created.body).toBe(201);
+    const id = created.json().payment_id as string;
+    const picked = await t.app.inject({
+      method: 'POST',
+      url: `/v1/payments/checkout/${id}/select`,
+      payload: { chain: 'ethereum', asset: 'ETH' },
+    });
+    expect(picked.statusCode).toBe(503);
+    expect(picked.json()).toMatchObject({ error: { code: 'derivation_mismatch' } });
+    for (const address of wrongAddresses) expect(picked.body.toLowerCase()).not.toContain(address);
+    const view = await t.app.inject({ method: 'GET', url: `/v1/payments/checkout/${id}` });
+    expect(view.json()).toMatchObject({ chain: null, address: null, status: 'pending' });
+    // Another index space still works for the same payment.
+    const tron = await t.app.inject({
+      method: 'POST',
+      url: `/v1/payments/checkout/${id}/select`,
+      payload: { chain: 'tron', asset: 'TRX' },
+    });
+    expect(tron.statusCode, tron.body).toBe(200);
   });
 });

@@ -4,7 +4,7 @@ import { exactTolerances } from '../settings/service.ts';
 import type { EventsService, RecordPaymentEventInput } from '../webhooks/events/service.ts';
 import { type DepositLedger, noDeposits } from './deposit-facts.ts';
 import { amounts, snapshot, toleranceOf } from './model.ts';
-import type { PaymentRow, PaymentsRepo } from './repo.ts';
+import { isPicked, type PaymentRow, type PaymentsRepo } from './repo.ts';
 import { nextState } from './state-machine.ts';
 import type { PaymentStatus } from './statuses.ts';
 
@@ -17,6 +17,9 @@ export interface PaymentLifecycleDeps {
   /** The outbox: every status change writes its events in the same transaction. */
   events: Pick<EventsService, 'recordPaymentEvent' | 'recordPaymentEvents'>;
 }
+
+/** What the state machine weighs for a payment whose payer has not picked a chain: nothing expected yet. */
+const unpicked = { asset: { decimals: 0 }, expected: 0n };
 
 /** A payment's life after creation: the state machine applied to its deposits, its window's end, its forwarding. */
 export function createPaymentLifecycle(deps: PaymentLifecycleDeps) {
@@ -33,7 +36,7 @@ export function createPaymentLifecycle(deps: PaymentLifecycleDeps) {
     const [facts, tolerances] = await Promise.all([
       deps.ledger.depositFacts(
         tx,
-        rows.map((row) => ({ id: row.id, asset: row.asset, expiresAt: row.expiresAt })),
+        rows.filter(isPicked).map((row) => ({ id: row.id, asset: row.asset, expiresAt: row.expiresAt })),
       ),
       deps.settings.tolerancesFor(
         tx,
@@ -45,7 +48,9 @@ export function createPaymentLifecycle(deps: PaymentLifecycleDeps) {
     const events: RecordPaymentEventInput[] = [];
     let transitions = 0;
     for (const row of rows) {
-      const { asset, expected } = amounts(row);
+      // A payment without its chain has no address, so no deposit: only its window can end.
+      const picked = isPicked(row) ? row : undefined;
+      const { asset, expected } = picked === undefined ? unpicked : amounts(picked);
       const fact = facts.get(row.id) ?? noDeposits;
       const receivedBefore = BigInt(row.receivedBaseUnits);
       const transition = nextState({
@@ -55,12 +60,15 @@ export function createPaymentLifecycle(deps: PaymentLifecycleDeps) {
         receivedInTime: fact.receivedInTime,
         unfinalInTime: fact.unfinalInTime,
         windowEnded: now.getTime() >= row.expiresAt.getTime(),
-        tolerance: toleranceOf(
-          row,
-          tolerances.get(row.merchantId) ?? exactTolerances,
-          expected,
-          asset.decimals,
-        ),
+        tolerance:
+          picked === undefined
+            ? { under: 0n, over: 0n }
+            : toleranceOf(
+                picked,
+                tolerances.get(row.merchantId) ?? exactTolerances,
+                expected,
+                asset.decimals,
+              ),
       });
       if (
         transition.status !== row.status ||
@@ -98,7 +106,8 @@ export function createPaymentLifecycle(deps: PaymentLifecycleDeps) {
      */
     async lockForRefund(tx: Db, id: string): Promise<PaymentRow | undefined> {
       const [row] = await repo.lockForSettlement(tx, [id]);
-      return row;
+      // A payment without its chain yet has received nothing: there is nothing to refund.
+      return row !== undefined && isPicked(row) ? row : undefined;
     },
 
     /** A payment's tolerances in base units of its asset: allowed shortfall and excess. */

@@ -2,7 +2,7 @@ import { fromBaseUnits, ratioFromDecimal } from '../../lib/money.ts';
 import { type ChainInfo, getAsset, getChain } from '../chains/registry.ts';
 import type { Tolerances } from '../settings/service.ts';
 import type { PaymentEventSnapshot } from '../webhooks/events/service.ts';
-import type { PaymentRow } from './repo.ts';
+import { isPicked, type PaymentRow, type StoredPaymentRow } from './repo.ts';
 import { toleranceUnits } from './state-machine.ts';
 
 /** Pure helpers over a stored payment that the create, views and lifecycle parts share. */
@@ -32,13 +32,30 @@ export function amounts(row: PaymentRow) {
   return { chain, asset, expected, received, remaining };
 }
 
-/** What an event says about the payment (the payload's `data`). */
+/**
+ * What an event says about the payment (the payload's `data`). Before the payer picks a chain (only its expiry can
+ * happen then) `chain` is "" and both amounts are "0": the seed's strings, saying that nothing was asked in any coin.
+ */
 export function snapshot(
-  row: PaymentRow,
+  stored: StoredPaymentRow,
   status: string,
   received: bigint,
   txHash: string | null,
 ): PaymentEventSnapshot {
+  if (!isPicked(stored)) {
+    return {
+      payment_id: stored.id,
+      status,
+      amount: stored.amount,
+      currency: stored.currency,
+      chain: '',
+      tx_hash: txHash,
+      received_amount_native: '0',
+      expected_amount_native: '0',
+      is_test: stored.isTest,
+    };
+  }
+  const row = stored;
   const { asset, expected } = amounts(row);
   return {
     payment_id: row.id,

@@ -11,6 +11,7 @@ import {
   isNull,
   lt,
   lte,
+  or,
   type SQL,
   sql,
 } from 'drizzle-orm';
@@ -19,7 +20,39 @@ import { type Db, queryRows } from '../../db/client.ts';
 import { depositIndexSpaces, idempotencyKeys, LAST_DEPOSIT_INDEX, payments } from '../../db/schema/index.ts';
 import type { PaymentStatus } from './statuses.ts';
 
-export type PaymentRow = typeof payments.$inferSelect;
+/** A payment as stored: chain, asset, address, expected amount and rate are null until a chain is picked. */
+export type StoredPaymentRow = typeof payments.$inferSelect;
+/** The columns a pick (or a creation naming its chain) sets, all together. */
+type PickedColumns =
+  | 'chain'
+  | 'asset'
+  | 'address'
+  | 'derivationIndex'
+  | 'expectedBaseUnits'
+  | 'rate'
+  | 'rateSource';
+/** A payment on a chain: what the chains side (watchers, forwarder, simulator) ever sees. */
+export type PaymentRow = Omit<StoredPaymentRow, PickedColumns> & {
+  [K in PickedColumns]: NonNullable<StoredPaymentRow[K]>;
+};
+
+/** Whether a payment has its chain (named at creation, or picked by the payer). */
+export function isPicked(row: StoredPaymentRow): row is PaymentRow {
+  return (
+    row.chain !== null &&
+    row.asset !== null &&
+    row.address !== null &&
+    row.derivationIndex !== null &&
+    row.expectedBaseUnits !== null &&
+    row.rate !== null &&
+    row.rateSource !== null
+  );
+}
+
+/** The picked rows of `rows` (the others have no address: nothing of the chains side concerns them). */
+function pickedOnly(rows: StoredPaymentRow[]): PaymentRow[] {
+  return rows.filter(isPicked);
+}
 export type IdempotencyRow = typeof idempotencyKeys.$inferSelect;
 
 /** What an export of payments (and of what belongs to them) selects. */
@@ -42,10 +75,11 @@ export interface PaymentFilter {
   orderId?: string | undefined;
   createdGte?: Date | undefined;
   createdLt?: Date | undefined;
+  paymentLinkId?: string | undefined;
 }
 
 const paymentColumns = getTableColumns(payments);
-const paymentKeys = Object.keys(paymentColumns) as Array<keyof PaymentRow>;
+const paymentKeys = Object.keys(paymentColumns) as Array<keyof StoredPaymentRow>;
 
 /** The most payments one prepared insert takes (25 parameters each). */
 export const MAX_INSERT_ROWS = 32;
@@ -69,14 +103,14 @@ const paymentEncoders = paymentKeys.map((key) => {
  * sql``) because drizzle would otherwise run each column's encoder on the value, null included, which a nullable
  * timestamp does not survive; driverValues encodes instead.
  */
-function insertPlaceholders(n: number): Record<keyof PaymentRow, SQL> {
+function insertPlaceholders(n: number): Record<keyof StoredPaymentRow, SQL> {
   return Object.fromEntries(
     paymentEncoders.map(({ key, names }) => [key, sql`${sql.placeholder(names[n] as string)}`]),
-  ) as Record<keyof PaymentRow, SQL>;
+  ) as Record<keyof StoredPaymentRow, SQL>;
 }
 
 /** Payment rows as the driver takes them, named as insertPlaceholders names them: non-null values encoded. */
-function driverValues(rows: readonly PaymentRow[]): Record<string, unknown> {
+function driverValues(rows: readonly StoredPaymentRow[]): Record<string, unknown> {
   const values: Record<string, unknown> = {};
   rows.forEach((row, n) => {
     for (const { key, names, encode } of paymentEncoders) {
@@ -141,12 +175,12 @@ export function createPaymentsRepo(db: Db) {
     },
 
     /** Inserts a payment on `tx`, an open transaction. */
-    async insert(tx: Db, row: PaymentRow): Promise<void> {
+    async insert(tx: Db, row: StoredPaymentRow): Promise<void> {
       await tx.insert(payments).values(row);
     },
 
     /** Inserts up to MAX_INSERT_ROWS payments in one statement (prepared), on the database itself. */
-    async insertMany(rows: readonly PaymentRow[]): Promise<void> {
+    async insertMany(rows: readonly StoredPaymentRow[]): Promise<void> {
       if (rows.length === 0) return;
       if (rows.length > MAX_INSERT_ROWS) throw new RangeError(`at most ${MAX_INSERT_ROWS} payments at once`);
       let prepared = insertsPrepared.get(rows.length);
@@ -157,7 +191,11 @@ export function createPaymentsRepo(db: Db) {
       await prepared.execute(driverValues(rows));
     },
 
-    async find(merchantId: string, isTest: boolean | undefined, id: string): Promise<PaymentRow | undefined> {
+    async find(
+      merchantId: string,
+      isTest: boolean | undefined,
+      id: string,
+    ): Promise<StoredPaymentRow | undefined> {
       const [row] = await db
         .select()
         .from(payments)
@@ -173,13 +211,13 @@ export function createPaymentsRepo(db: Db) {
     },
 
     /** Any payment by id, for the public checkout view (which shows no merchant data). */
-    async findPublic(id: string): Promise<PaymentRow | undefined> {
+    async findPublic(id: string): Promise<StoredPaymentRow | undefined> {
       findPublicPrepared ??= prepareFindPublic(db);
       const [row] = await findPublicPrepared.execute({ id });
       return row;
     },
 
-    async list(filter: PaymentFilter): Promise<PaymentRow[]> {
+    async list(filter: PaymentFilter): Promise<StoredPaymentRow[]> {
       return db
         .select()
         .from(payments)
@@ -192,10 +230,45 @@ export function createPaymentsRepo(db: Db) {
             filter.orderId === undefined ? undefined : eq(payments.orderId, filter.orderId),
             filter.createdGte === undefined ? undefined : gte(payments.createdAt, filter.createdGte),
             filter.createdLt === undefined ? undefined : lt(payments.createdAt, filter.createdLt),
+            filter.paymentLinkId === undefined ? undefined : eq(payments.paymentLinkId, filter.paymentLinkId),
           ),
         )
         .orderBy(desc(payments.id))
         .limit(filter.limit);
+    },
+
+    /**
+     * Per payment link: its payments, those paid (completed or overpaid) and their amounts added up (exactly, as
+     * numeric: every payment of a link has the link's currency).
+     */
+    async linkTotals(
+      merchantId: string,
+      linkIds: string[],
+    ): Promise<Map<string, { payments: number; paid: number; paidAmount: string }>> {
+      const totals = new Map<string, { payments: number; paid: number; paidAmount: string }>();
+      if (linkIds.length === 0) return totals;
+      const rows = await queryRows<{
+        link: string;
+        payments: string | number;
+        paid: string | number;
+        paid_amount: string | null;
+      }>(
+        db,
+        sql`select payment_link_id as link, count(*) as payments,
+                   count(*) filter (where status in ('completed', 'overpaid')) as paid,
+                   coalesce(sum(amount::numeric) filter (where status in ('completed', 'overpaid')), 0)::text as paid_amount
+            from payments
+            where merchant_id = ${merchantId} and payment_link_id = any(${pgArray(linkIds)}::text[])
+            group by payment_link_id`,
+      );
+      for (const row of rows) {
+        totals.set(row.link, {
+          payments: Number(row.payments),
+          paid: Number(row.paid),
+          paidAmount: row.paid_amount ?? '0',
+        });
+      }
+      return totals;
     },
 
     async findIdempotency(
@@ -263,7 +336,7 @@ export function createPaymentsRepo(db: Db) {
     // ---- settlement ----
 
     /** Locks payments for a state change in the caller's transaction (in id order, so lockers never deadlock). */
-    async lockForSettlement(tx: Db, ids: string[]): Promise<PaymentRow[]> {
+    async lockForSettlement(tx: Db, ids: string[]): Promise<StoredPaymentRow[]> {
       if (ids.length === 0) return [];
       return (
         tx
@@ -276,9 +349,19 @@ export function createPaymentsRepo(db: Db) {
       );
     },
 
+    /** Payments by id that have their chain (only those have deposits or forwards). */
     async byIds(tx: Db, ids: string[]): Promise<PaymentRow[]> {
       if (ids.length === 0) return [];
-      return tx.select().from(payments).where(inArray(payments.id, ids));
+      return pickedOnly(await tx.select().from(payments).where(inArray(payments.id, ids)));
+    },
+
+    /** Records the payer's pick (or a new quote for it) on a payment locked by `lockForSettlement` in `tx`. */
+    async applyPick(
+      tx: Db,
+      id: string,
+      pick: Pick<PaymentRow, PickedColumns | 'selectedAt' | 'quoteExpiresAt' | 'updatedAt'>,
+    ): Promise<void> {
+      await tx.update(payments).set(pick).where(eq(payments.id, id));
     },
 
     /** Writes status, received and latest deposit hash of many payments in one statement. */
@@ -329,7 +412,8 @@ export function createPaymentsRepo(db: Db) {
       createdFrom: Date,
       expiresAfter: Date,
     ): Promise<Array<{ id: string; address: string; asset: string; createdAt: Date }>> {
-      return db
+      // A payment the payer picked this chain for is new to the watcher from its pick on, like one created then.
+      const rows = await db
         .select({
           id: payments.id,
           address: payments.address,
@@ -341,10 +425,16 @@ export function createPaymentsRepo(db: Db) {
           and(
             eq(payments.chain, chain),
             eq(payments.isTest, isTest),
-            gte(payments.createdAt, createdFrom),
+            or(gte(payments.createdAt, createdFrom), gte(payments.selectedAt, createdFrom)),
             gt(payments.expiresAt, expiresAfter),
           ),
         );
+      // Address and asset are set with the chain.
+      return rows.flatMap((row) =>
+        row.address === null || row.asset === null
+          ? []
+          : [{ ...row, address: row.address, asset: row.asset }],
+      );
     },
 
     /** Open payments whose window has ended, oldest first, locked (skipping rows another process holds). */
@@ -390,7 +480,7 @@ export function createPaymentsRepo(db: Db) {
       filter: ExportFilter,
       limit: number,
       afterId: string | undefined,
-    ): Promise<PaymentRow[]> {
+    ): Promise<StoredPaymentRow[]> {
       return db
         .select()
         .from(payments)
@@ -453,19 +543,21 @@ export function createPaymentsRepo(db: Db) {
 
     /** Overpaid payments of a chain and mode last changed at or after `since` (auto-refunds of the excess look at them). */
     async overpaidSince(chain: string, isTest: boolean, since: Date, limit: number): Promise<PaymentRow[]> {
-      return db
-        .select()
-        .from(payments)
-        .where(
-          and(
-            eq(payments.status, 'overpaid'),
-            eq(payments.chain, chain),
-            eq(payments.isTest, isTest),
-            gte(payments.updatedAt, since),
-          ),
-        )
-        .orderBy(asc(payments.updatedAt))
-        .limit(limit);
+      return pickedOnly(
+        await db
+          .select()
+          .from(payments)
+          .where(
+            and(
+              eq(payments.status, 'overpaid'),
+              eq(payments.chain, chain),
+              eq(payments.isTest, isTest),
+              gte(payments.updatedAt, since),
+            ),
+          )
+          .orderBy(asc(payments.updatedAt))
+          .limit(limit),
+      );
     },
 
     /** Paid payments (completed, overpaid) created in [from, to): id and creation time, for timing their confirmation. */

@@ -51,8 +51,10 @@ describe('creating payments', () => {
       redirect_url: null,
       checkout_url: `${t.config.publicUrl}/pay/${p.payment_id}`,
     });
-    const expected = convertToBaseUnits('100', p.rate.value, 18);
-    expect(p.expected_amount_native).toBe(fromBaseUnits(expected, 18));
+    // 100 USD at 3000 USD/ETH is 0.0333… ETH: rounded up to the six decimals wallets show.
+    const exact = convertToBaseUnits('100', p.rate.value, 18);
+    expect(fromBaseUnits(exact, 18)).toBe('0.033333333333333334');
+    expect(p.expected_amount_native).toBe('0.033334');
     expect(p.remaining_amount_native).toBe(p.expected_amount_native);
     expect(Date.parse(p.expires_at) - Date.parse(p.created_at)).toBe(30 * 60 * 1000);
     expect(p.payment_uri).toMatch(/^ethereum:0x/);
@@ -152,14 +154,30 @@ describe('creating payments', () => {
     expect(response.json().error.code).toBe('live_seed_missing');
   });
 
-  it('needs an API key: a dashboard token or nothing is refused', async () => {
+  it('takes an API key, or a dashboard token that names the mode; nothing else', async () => {
     const jwt = await t.app.inject({
       method: 'POST',
       url: '/v1/payments',
       headers: bearer(m.token),
       payload: { amount: '1', currency: 'USD', chain: 'ethereum' },
     });
-    expect(jwt.statusCode).toBe(401);
+    expect(jwt.statusCode).toBe(400);
+    expect(jwt.json().error).toMatchObject({ code: 'parameter_missing', param: 'is_test' });
+    const session = await t.app.inject({
+      method: 'POST',
+      url: '/v1/payments',
+      headers: bearer(m.token),
+      payload: { amount: '1', currency: 'USD', chain: 'ethereum', is_test: true },
+    });
+    expect(session.statusCode, session.body).toBe(201);
+    expect(session.json()).toMatchObject({ is_test: true, chain: 'ethereum', chosen_by: 'merchant' });
+    const mismatch = await t.app.inject({
+      method: 'POST',
+      url: '/v1/payments',
+      headers: apiKey(m.testKey),
+      payload: { amount: '1', currency: 'USD', chain: 'ethereum', is_test: false },
+    });
+    expect(mismatch.json().error).toMatchObject({ code: 'mode_mismatch', param: 'is_test' });
     const none = await t.app.inject({
       method: 'POST',
       url: '/v1/payments',

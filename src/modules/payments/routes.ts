@@ -5,6 +5,7 @@ import { idempotencyHeadersSchema, idempotencyKeyOf } from '../../http/idempoten
 import { compiledSerializer } from '../../http/serializers.ts';
 import {
   checkoutParamsSchema,
+  checkoutSelectSchema,
   checkoutViewSchema,
   createPaymentSchema,
   listPaymentsQuerySchema,
@@ -25,12 +26,14 @@ export function paymentsRoutes({ services, requireAuth }: RouteContext): Fastify
     app.post(
       '/payments',
       {
-        preHandler: requireAuth('api_key'),
+        preHandler: requireAuth('either'),
         serializerCompiler: compiledSerializer,
         schema: {
           tags,
-          summary: 'Create a payment; its mode is the API key mode',
-          security: [{ apiKey: [] }],
+          summary:
+            "Create a payment: its mode is the API key's, or with a dashboard token the `is_test` given; without " +
+            '`chain` the payer picks the chain and asset on the checkout',
+          security: [{ apiKey: [] }, { bearer: [] }],
           headers: createHeadersSchema,
           body: createPaymentSchema,
           response: { 200: paymentSchema, 201: paymentSchema },
@@ -88,6 +91,26 @@ export function paymentsRoutes({ services, requireAuth }: RouteContext): Fastify
       },
       async (request, reply) => {
         reply.header('cache-control', 'no-store');
+        return services.payments.checkoutView(request.params.payment_id);
+      },
+    );
+
+    app.post(
+      '/payments/checkout/:payment_id/select',
+      {
+        schema: {
+          tags: ['Checkout'],
+          summary:
+            "The payer's pick of a chain and asset among a payment's `options` (no key): takes its deposit address " +
+            'and locks the rate for 15 minutes; repeated once that quote lapsed with nothing seen, it quotes again',
+          params: checkoutParamsSchema,
+          body: checkoutSelectSchema,
+          response: { 200: checkoutViewSchema },
+        },
+      },
+      async (request, reply) => {
+        reply.header('cache-control', 'no-store');
+        await services.payments.select(request.params.payment_id, request.body);
         return services.payments.checkoutView(request.params.payment_id);
       },
     );

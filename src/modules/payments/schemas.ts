@@ -4,6 +4,9 @@ import { eventSchema } from '../webhooks/delivery/schemas.ts';
 
 import { paymentStatuses } from './statuses.ts';
 
+/** The checkout's languages (its catalogs live with the page, in web/checkout/i18n). */
+export const checkoutLocales = ['en', 'es', 'de', 'fr', 'pt', 'zh', 'ar'] as const;
+
 /** Decimal amounts travel as strings; a JSON number is accepted when it round-trips exactly (see service). */
 const amountInput = z
   .union([z.string().max(64), z.number()])
@@ -22,13 +25,27 @@ export const createPaymentSchema = z.strictObject({
     .string()
     .min(1)
     .max(32)
-    .describe('Chain id from GET /v1/chains, e.g. `ethereum`, `bitcoin`, `solana`.'),
+    .optional()
+    .describe(
+      'Chain id from GET /v1/chains, e.g. `ethereum`, `bitcoin`, `solana`. Left out, the payer picks the chain and ' +
+        'asset on the checkout among those this merchant can take in the mode (live: connected chains with a payout ' +
+        'wallet), and the address and rate are set then.',
+    ),
   asset: z
     .string()
     .min(1)
     .max(12)
     .optional()
-    .describe("The asset the payer sends; defaults to the chain's native coin."),
+    .describe(
+      "The asset the payer sends; defaults to the chain's native coin. Without `chain`: offer only this asset " +
+        '(on every chain that carries it).',
+    ),
+  is_test: z
+    .boolean()
+    .optional()
+    .describe(
+      'The mode: required with a dashboard token; with an API key it may be left out and must match the key.',
+    ),
   order_id: z.string().min(1).max(200).optional(),
   metadata: z
     .record(z.string().min(1).max(40), z.string().max(500))
@@ -48,7 +65,24 @@ export const createPaymentSchema = z.strictObject({
     .string()
     .max(2048)
     .optional()
-    .describe('Where the checkout sends the payer after completion.'),
+    .describe('Where the checkout sends the payer after completion (the same as `success_url`).'),
+  success_url: z
+    .string()
+    .max(2048)
+    .optional()
+    .describe('Where the checkout’s return button sends the payer after completion (http or https).'),
+  cancel_url: z
+    .string()
+    .max(2048)
+    .optional()
+    .describe('Where the checkout sends a payer who gives up, or whose window ended (http or https).'),
+  locale: z
+    .enum(checkoutLocales)
+    .optional()
+    .describe(
+      "The checkout's language: `en`, `es`, `de`, `fr`, `pt`, `zh` or `ar` (right to left). Left out, the payer's " +
+        'browser decides (Accept-Language); `?locale=` on the checkout link overrides both.',
+    ),
 });
 export type CreatePaymentInput = z.infer<typeof createPaymentSchema>;
 
@@ -58,31 +92,74 @@ const confirmationsSchema = z
     'Confirmations of the least-confirmed unfinal deposit (all required once every deposit is final; 0 before any).',
   );
 
+const notPickedYet = ' Null until the payer picks the chain (`chosen_by` "payer", `selected_at` null).';
+
+const choiceFields = {
+  chosen_by: z
+    .enum(['merchant', 'payer'])
+    .describe(
+      'Who chooses the chain and asset: the merchant at creation (`chain` given), or the payer on the checkout.',
+    ),
+  selected_at: z.iso
+    .datetime()
+    .nullable()
+    .describe(
+      'When the payer picked the chain and asset; null before, and for a payment whose merchant named them.',
+    ),
+  quote_expires_at: z.iso
+    .datetime()
+    .nullable()
+    .describe(
+      "When the rate locked at the payer's pick lapses (15 minutes, at most the window): a payment still waiting " +
+        'for funds then gets a new quote for the same address when the payer asks. Null when the merchant named the ' +
+        'chain (the rate holds for the whole window) and before a pick.',
+    ),
+};
+
 export const paymentSchema = z
   .object({
     payment_id: z.string().describe('UUID (v7: sorts by creation time).'),
     status: z.enum(paymentStatuses),
     amount: z.string().describe('Exact decimal amount in `currency`.'),
     currency: z.string(),
-    chain: z.string(),
-    asset: z.string(),
-    address: z.string().describe('The deposit address of this payment alone.'),
+    chain: z.string().nullable().describe(`Chain id.${notPickedYet}`),
+    asset: z.string().nullable().describe(`Asset code.${notPickedYet}`),
+    address: z.string().nullable().describe(`The deposit address of this payment alone.${notPickedYet}`),
     expected_amount_native: z
       .string()
-      .describe('Decimal amount of `asset` to send, rounded up to its decimals.'),
+      .nullable()
+      .describe(
+        'Decimal amount of `asset` to send: converted from `currency` and rounded up to what wallets show (6 ' +
+          `decimals, 8 for BTC and LTC), or exactly \`amount\` when \`currency\` is the asset.${notPickedYet}`,
+      ),
     received_amount_native: z.string(),
-    remaining_amount_native: z.string(),
+    remaining_amount_native: z.string().nullable().describe(`What is still due.${notPickedYet}`),
     tx_hash: z.string().nullable().describe('Hash of the latest deposit, null before any.'),
     rate: z
       .object({ value: z.string(), source: z.string() })
-      .describe('`currency` per one `asset`, locked at creation.'),
+      .nullable()
+      .describe(`\`currency\` per one \`asset\`, locked at creation or at the payer's pick.${notPickedYet}`),
+    ...choiceFields,
     confirmations: confirmationsSchema,
     is_test: z.boolean(),
     order_id: z.string().nullable(),
     metadata: metadataSchema,
     redirect_url: z.string().nullable(),
+    success_url: z.string().nullable().describe('The return address after completion (as `redirect_url`).'),
+    payment_link_id: z
+      .string()
+      .nullable()
+      .describe('The payment link whose visit created it (`plink_…`), if any.'),
+    cancel_url: z.string().nullable(),
+    locale: z
+      .enum(checkoutLocales)
+      .nullable()
+      .describe("The checkout's language (null: the payer's browser decides)."),
     checkout_url: z.string(),
-    payment_uri: z.string(),
+    payment_uri: z
+      .string()
+      .nullable()
+      .describe(`A wallet link (EIP-681, BIP-21, Solana Pay, Tron).${notPickedYet}`),
     forwarded_at: z.iso
       .datetime()
       .nullable()
@@ -203,6 +280,7 @@ export const listPaymentsQuerySchema = z.strictObject({
   created_gte: z.iso.datetime().optional(),
   created_lt: z.iso.datetime().optional(),
   is_test: booleanQuery.optional().describe('With a dashboard token: only this mode.'),
+  payment_link_id: z.string().max(64).optional().describe('Only the payments of this payment link.'),
 });
 
 export const paymentParamsSchema = z.object({
@@ -213,26 +291,65 @@ export const checkoutParamsSchema = z.object({
   payment_id: z.string().regex(uuidPattern, 'must be a payment_id (UUID)'),
 });
 
+const checkoutOptionSchema = z
+  .object({
+    chain: z.string(),
+    chain_name: z.string(),
+    network: z.string(),
+    asset: z.string(),
+    asset_name: z.string(),
+    amount_native: z
+      .string()
+      .describe('What the payment comes to in this asset at the current rate (locked only once picked).'),
+  })
+  .meta({ id: 'CheckoutOption' });
+
 export const checkoutViewSchema = z
   .object({
     payment_id: z.string(),
     status: z.enum(paymentStatuses),
     amount: z.string(),
     currency: z.string(),
-    chain: z.string(),
-    chain_name: z.string(),
-    network: z.string().describe('The network to send on, named plainly (e.g. "Ethereum Sepolia testnet").'),
-    asset: z.string(),
-    asset_decimals: z.number().int(),
-    address: z.string(),
-    expected_amount_native: z.string(),
+    chain: z.string().nullable(),
+    chain_name: z.string().nullable(),
+    network: z
+      .string()
+      .nullable()
+      .describe('The network to send on, named plainly (e.g. "Ethereum Sepolia testnet").'),
+    asset: z.string().nullable(),
+    asset_decimals: z.number().int().nullable(),
+    address: z.string().nullable(),
+    expected_amount_native: z.string().nullable(),
     received_amount_native: z.string(),
-    remaining_amount_native: z.string(),
-    payment_uri: z.string(),
+    remaining_amount_native: z.string().nullable(),
+    payment_uri: z.string().nullable(),
+    ...choiceFields,
+    options: z
+      .array(checkoutOptionSchema)
+      .describe(
+        'What the payer may pick from (POST /v1/payments/checkout/{payment_id}/select), each priced now; empty once ' +
+          'picked, when the merchant chose, and once the payment no longer awaits a pick.',
+      ),
     expires_at: z.iso.datetime(),
     confirmations: confirmationsSchema,
     is_test: z.boolean(),
     redirect_url: z.string().nullable(),
+    cancel_url: z.string().nullable(),
+    merchant: z
+      .object({
+        name: z.string().nullable(),
+        logo_url: z.string().nullable(),
+        accent_color: z.string().nullable(),
+        support_email: z.string().nullable(),
+        support_url: z.string().nullable(),
+      })
+      .nullable()
+      .describe('What the merchant chose to show payers (null: nothing).'),
+    tx_hash: z.string().nullable().describe('The latest deposit’s transaction, null before any.'),
+    locale: z
+      .string()
+      .nullable()
+      .describe("The checkout's language set at creation (null: the payer's browser decides)."),
   })
   .meta({ id: 'CheckoutView' });
 export type CheckoutView = z.infer<typeof checkoutViewSchema>;
@@ -254,3 +371,8 @@ export const checkoutSimulateResultSchema = z
   })
   .meta({ id: 'CheckoutSimulation' });
 export type CheckoutSimulateResultView = z.infer<typeof checkoutSimulateResultSchema>;
+
+export const checkoutSelectSchema = z.strictObject({
+  chain: z.string().min(1).max(32).describe('A chain id among the payment’s `options`.'),
+  asset: z.string().min(1).max(12).describe('An asset code among the payment’s `options` on that chain.'),
+});

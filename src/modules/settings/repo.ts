@@ -1,8 +1,14 @@
 import { and, asc, desc, eq, inArray, sql } from 'drizzle-orm';
 import type { Db } from '../../db/client.ts';
-import { merchantSettings, payoutWalletChanges, payoutWallets } from '../../db/schema/index.ts';
+import {
+  merchantLogos,
+  merchantSettings,
+  payoutWalletChanges,
+  payoutWallets,
+} from '../../db/schema/index.ts';
 
 export type MerchantSettingsRow = typeof merchantSettings.$inferSelect;
+export type MerchantLogoRow = typeof merchantLogos.$inferSelect;
 export type PayoutWalletRow = typeof payoutWallets.$inferSelect;
 export type PayoutWalletChangeRow = typeof payoutWalletChanges.$inferSelect;
 
@@ -19,6 +25,39 @@ export function createSettingsRepo(db: Db) {
         .insert(merchantSettings)
         .values(row)
         .onConflictDoUpdate({ target: merchantSettings.merchantId, set: rest });
+    },
+
+    async findLogo(merchantId: string): Promise<Omit<MerchantLogoRow, 'imageBase64'> | undefined> {
+      const [row] = await db
+        .select({
+          merchantId: merchantLogos.merchantId,
+          contentType: merchantLogos.contentType,
+          sha256: merchantLogos.sha256,
+          width: merchantLogos.width,
+          height: merchantLogos.height,
+          updatedAt: merchantLogos.updatedAt,
+        })
+        .from(merchantLogos)
+        .where(eq(merchantLogos.merchantId, merchantId))
+        .limit(1);
+      return row;
+    },
+
+    async findLogoBySha(sha256: string): Promise<MerchantLogoRow | undefined> {
+      const [row] = await db.select().from(merchantLogos).where(eq(merchantLogos.sha256, sha256)).limit(1);
+      return row;
+    },
+
+    async upsertLogo(row: MerchantLogoRow): Promise<void> {
+      const { merchantId: _merchantId, ...rest } = row;
+      await db
+        .insert(merchantLogos)
+        .values(row)
+        .onConflictDoUpdate({ target: merchantLogos.merchantId, set: rest });
+    },
+
+    async deleteLogo(merchantId: string): Promise<void> {
+      await db.delete(merchantLogos).where(eq(merchantLogos.merchantId, merchantId));
     },
 
     async listWallets(tx: Db, merchantId: string, isTest: boolean): Promise<PayoutWalletRow[]> {

@@ -259,7 +259,7 @@ describe('who may change payout wallets', () => {
 });
 
 describe('merchant settings', () => {
-  it('defaults to exact amounts and a 30-minute window', async () => {
+  it('defaults to a 0.1 % underpayment tolerance (what wallets round off), exact overpayment and 30 minutes', async () => {
     const other = await createMerchant(t.app);
     const response = await t.app.inject({
       method: 'GET',
@@ -267,13 +267,19 @@ describe('merchant settings', () => {
       headers: apiKey(other.testKey),
     });
     expect(response.json()).toEqual({
-      underpayment_tolerance_percent: '0',
+      underpayment_tolerance_percent: '0.1',
       underpayment_tolerance_amount: '0',
       overpayment_tolerance_percent: '0',
       overpayment_tolerance_amount: '0',
       default_expires_in: 1800,
       auto_refund_overpaid: false,
       updated_at: null,
+      brand_name: null,
+      accent_color: null,
+      support_email: null,
+      support_url: null,
+      logo_url: null,
+      checkout_options: null,
     });
   });
 
@@ -360,7 +366,8 @@ describe('simulate', () => {
     expect(sent.statusCode, sent.body).toBe(202);
     expect(sent.json()).toMatchObject({
       outcome: 'underpaid',
-      deposit: { address: test.json().address, asset: 'ETH', amount_native: '0.005' },
+      // Half of what counts as paid: 0.01 ETH less the default 0.1 % tolerance, halved.
+      deposit: { address: test.json().address, asset: 'ETH', amount_native: '0.004995' },
       payment: { payment_id: id },
     });
     expect(sent.json().deposit.tx_hash).toMatch(/^0x[0-9a-f]{64}$/);

@@ -1,6 +1,8 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { principalOf } from '../../http/auth.ts';
 import type { RouteContext } from '../../http/context.ts';
+import { AppError } from '../../lib/errors.ts';
+import { MAX_LOGO_BYTES } from './logo.ts';
 import {
   changesQuerySchema,
   merchantSettingsSchema,
@@ -9,6 +11,7 @@ import {
   payoutWalletChangeListSchema,
   payoutWalletsSchema,
   putPayoutWalletsSchema,
+  readinessSchema,
 } from './schemas.ts';
 
 export function settingsRoutes({ services, requireAuth }: RouteContext): FastifyPluginAsyncZod {
@@ -82,6 +85,73 @@ export function settingsRoutes({ services, requireAuth }: RouteContext): Fastify
         services.settings.putPayoutWallets(principalOf(request), request.query.is_test, request.body, {
           ip: request.ip,
         }),
+    );
+
+    // The checkout's logo: the image itself as the body (PNG, JPEG or WebP; logo.ts checks it strictly).
+    await app.register(async (images) => {
+      images.addContentTypeParser(
+        /^image\/[\w.+-]+$/,
+        { parseAs: 'buffer', bodyLimit: MAX_LOGO_BYTES },
+        (_request, body, done) => done(null, body),
+      );
+      images.put(
+        '/settings/logo',
+        {
+          preHandler: requireAuth('jwt'),
+          schema: {
+            tags,
+            summary:
+              "Set the checkout's logo (dashboard token only): the image as the body, `Content-Type` image/png, " +
+              'image/jpeg or image/webp, at most 256 KB and 16 to 2048 pixels a side; checked by its own bytes, ' +
+              'never SVG; served at `logo_url`',
+            security: [{ bearer: [] }],
+            response: { 200: merchantSettingsSchema },
+          },
+        },
+        async (request) => {
+          const body = request.body;
+          if (!Buffer.isBuffer(body)) {
+            throw new AppError('parameter_missing', 'Send the image as the body, with its Content-Type.', {
+              param: 'logo',
+            });
+          }
+          return services.settings.setLogo(principalOf(request), body, request.headers['content-type'] ?? '');
+        },
+      );
+    });
+
+    app.delete(
+      '/settings/logo',
+      {
+        preHandler: requireAuth('jwt'),
+        schema: {
+          tags,
+          summary: "Remove the checkout's logo (dashboard token only)",
+          security: [{ bearer: [] }],
+          response: { 200: merchantSettingsSchema },
+        },
+      },
+      async (request) => services.settings.deleteLogo(principalOf(request)),
+    );
+
+    app.get(
+      '/settings/readiness',
+      {
+        ...either,
+        schema: {
+          tags,
+          summary:
+            'The setup checklist of the mode: per chain, whether payments can be taken now (node, payout wallet, fee ' +
+            'wallet) and what is missing',
+          security,
+          querystring: modeQuerySchema,
+          response: { 200: readinessSchema },
+        },
+      },
+      async (request, reply) => {
+        reply.header('cache-control', 'no-store');
+        return services.readiness.readiness(principalOf(request), request.query.is_test);
+      },
     );
 
     app.get(

@@ -18,6 +18,9 @@ function fakeRepo() {
       await new Promise<void>((resolve) => waiting.push(resolve));
       return answer === undefined ? [] : [answer];
     },
+    async findLogo() {
+      return undefined;
+    },
     async upsertSettings(row: SettingsRow) {
       stored = row;
     },

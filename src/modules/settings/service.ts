@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { Db } from '../../db/client.ts';
 import type { Clock } from '../../lib/clock.ts';
 import { AppError } from '../../lib/errors.ts';
@@ -11,11 +12,12 @@ import {
 } from '../../lib/money.ts';
 import type { AccountsService } from '../accounts/service.ts';
 import { validateAddress } from '../chains/addresses.ts';
-import { getChain } from '../chains/registry.ts';
+import { getAsset, getChain } from '../chains/registry.ts';
 import type { Notices } from '../notices/service.ts';
 import type { Principal } from '../tenancy/caller.ts';
 import { modeForWrite } from '../tenancy/scope.ts';
 import type { EventsService } from '../webhooks/events/service.ts';
+import { checkLogo } from './logo.ts';
 import type { MerchantSettingsRow, PayoutWalletChangeRow, SettingsRepo } from './repo.ts';
 import type { MerchantSettingsView, PatchMerchantSettings, PayoutWalletChangeView } from './schemas.ts';
 
@@ -37,6 +39,18 @@ export const exactTolerances: Tolerances = {
   underAmount: '0',
   overPercent: { num: 0n, den: 1n },
   overAmount: '0',
+};
+
+/**
+ * The underpayment a merchant who set no tolerance accepts: 0.1 % of the expected amount. Amounts are rounded to what
+ * wallets show, but some still pay a hair less (an exchange withdrawal rounding down, a payer typing four decimals of
+ * six); a payment that short is complete rather than underpaid. `PATCH /v1/settings` sets it to anything from 0.
+ */
+const DEFAULT_UNDERPAYMENT_TOLERANCE_PERCENT = '0.1';
+
+const defaultTolerances: Tolerances = {
+  ...exactTolerances,
+  underPercent: ratioFromDecimal(DEFAULT_UNDERPAYMENT_TOLERANCE_PERCENT),
 };
 
 export interface SettingsDeps {
@@ -129,6 +143,105 @@ function ratioCanonical(value: string): string {
 /** How long a process reuses a merchant's default window (read on every payment creation). */
 const WINDOW_CACHE_MS = 1000;
 
+/** What the checkout shows of a merchant. */
+export interface Branding {
+  name: string | null;
+  accentColor: string | null;
+  supportEmail: string | null;
+  supportUrl: string | null;
+  logoUrl: string | null;
+}
+
+/** How long a process reuses a merchant's branding on its checkouts (a change here applies at once). */
+const BRANDING_CACHE_MS = 10_000;
+
+const logoPath = (sha256: string) => `/pay/logos/${sha256}`;
+
+type LogoInfo = { sha256: string };
+
+function requireSession(principal: Principal): void {
+  if (principal.via !== 'jwt') {
+    throw new AppError(
+      'forbidden',
+      'Branding is changed from the dashboard: use a bearer token, not an API key.',
+    );
+  }
+}
+
+const hexColor = /^#[0-9a-fA-F]{6}$/;
+
+/** The branding fields of a settings patch, checked: a colour `#rrggbb`, an email, an https (or http) URL; "" clears. */
+function checkBranding(patch: PatchMerchantSettings) {
+  const out: Partial<Record<'brand_name' | 'accent_color' | 'support_email' | 'support_url', string | null>> =
+    {};
+  const clear = (value: string) => (value.trim() === '' ? null : value.trim());
+  if (patch.brand_name !== undefined) out.brand_name = clear(patch.brand_name);
+  if (patch.accent_color !== undefined) {
+    const value = clear(patch.accent_color);
+    if (value !== null && !hexColor.test(value)) {
+      throw new AppError('parameter_invalid', 'accent_color must be a colour as #rrggbb.', {
+        param: 'accent_color',
+      });
+    }
+    out.accent_color = value?.toLowerCase() ?? null;
+  }
+  if (patch.support_email !== undefined) {
+    const value = clear(patch.support_email);
+    if (value !== null && !/^[^\s@<>"]+@[^\s@<>"]+\.[^\s@<>"]+$/.test(value)) {
+      throw new AppError('parameter_invalid', 'support_email must be an email address.', {
+        param: 'support_email',
+      });
+    }
+    out.support_email = value;
+  }
+  if (patch.support_url !== undefined) {
+    const value = clear(patch.support_url);
+    if (value !== null) {
+      let url: URL | undefined;
+      try {
+        url = new URL(value);
+      } catch {
+        url = undefined;
+      }
+      if (
+        url === undefined ||
+        !['https:', 'http:'].includes(url.protocol) ||
+        url.username !== '' ||
+        url.password !== ''
+      ) {
+        throw new AppError('parameter_invalid', 'support_url must be an absolute http(s) URL.', {
+          param: 'support_url',
+        });
+      }
+      out.support_url = url.href;
+    } else out.support_url = null;
+  }
+  return out;
+}
+
+/** Checkout options as `chain:ASSET` pairs of the registry, each once; an empty list offers nothing, so it is refused. */
+function checkOptions(options: string[] | null): string[] | null {
+  if (options === null) return null;
+  const out = new Set<string>();
+  for (const option of options) {
+    const [chainId = '', code = ''] = option.split(':');
+    const chain = getChain(chainId.toLowerCase());
+    const asset = chain === undefined ? undefined : getAsset(chain, code);
+    if (chain === undefined || asset === undefined) {
+      throw new AppError('parameter_invalid', `"${option}" is not a chain:ASSET pair of GET /v1/chains.`, {
+        param: 'checkout_options',
+      });
+    }
+    out.add(`${chain.id}:${asset.code}`);
+  }
+  if (out.size === 0) {
+    throw new AppError('parameter_invalid', 'Offer at least one pair, or null for every pair.', {
+      param: 'checkout_options',
+    });
+  }
+  return [...out];
+}
+
 export function createSettingsService({
   db,
   repo,
@@ -137,6 +250,7 @@ export function createSettingsService({
   accounts,
   notifyPayoutWalletChange,
 }: SettingsDeps) {
+  const brandingCache = new Map<string, { branding: Branding | null; until: number }>();
   const windowCache = new Map<string, { seconds: number; until: number }>();
   /**
    * The lookup in flight per merchant: when the entry expires under load, the creations arriving meanwhile share it
@@ -146,9 +260,16 @@ export function createSettingsService({
   const windowLookups = new Map<string, Promise<number>>();
   let windowGeneration = 0;
 
-  function view(row: MerchantSettingsRow | undefined): MerchantSettingsView {
+  function view(row: MerchantSettingsRow | undefined, logo?: LogoInfo): MerchantSettingsView {
     return {
-      underpayment_tolerance_percent: row?.underpaymentTolerancePercent ?? '0',
+      brand_name: row?.brandName ?? null,
+      accent_color: row?.accentColor ?? null,
+      support_email: row?.supportEmail ?? null,
+      support_url: row?.supportUrl ?? null,
+      logo_url: logo === undefined ? null : logoPath(logo.sha256),
+      checkout_options: row?.checkoutOptions ?? null,
+      underpayment_tolerance_percent:
+        row?.underpaymentTolerancePercent ?? DEFAULT_UNDERPAYMENT_TOLERANCE_PERCENT,
       underpayment_tolerance_amount: row?.underpaymentToleranceAmount ?? '0',
       overpayment_tolerance_percent: row?.overpaymentTolerancePercent ?? '0',
       overpayment_tolerance_amount: row?.overpaymentToleranceAmount ?? '0',
@@ -165,7 +286,11 @@ export function createSettingsService({
 
   return {
     async get(principal: Principal): Promise<MerchantSettingsView> {
-      return view(await settingsRow(principal.merchantId));
+      const [row, logo] = await Promise.all([
+        settingsRow(principal.merchantId),
+        repo.findLogo(principal.merchantId),
+      ]);
+      return view(row, logo);
     },
 
     /** Settings are the merchant's, for both modes: only a dashboard session (JWT) may change them. */
@@ -176,8 +301,18 @@ export function createSettingsService({
           'Settings are changed from the dashboard: use a bearer token, not an API key.',
         );
       }
-      const current = view(await settingsRow(principal.merchantId));
-      const next = { ...current };
+      const [currentRow, logo] = await Promise.all([
+        settingsRow(principal.merchantId),
+        repo.findLogo(principal.merchantId),
+      ]);
+      const current = view(currentRow, logo);
+      const next = {
+        ...current,
+        ...checkBranding(patch),
+        ...(patch.checkout_options === undefined
+          ? {}
+          : { checkout_options: checkOptions(patch.checkout_options) }),
+      };
       if (patch.underpayment_tolerance_percent !== undefined) {
         next.underpayment_tolerance_percent = checkPercent(
           patch.underpayment_tolerance_percent,
@@ -220,13 +355,79 @@ export function createSettingsService({
         overpaymentToleranceAmount: next.overpayment_tolerance_amount,
         defaultWindowSeconds: next.default_expires_in,
         autoRefundOverpaid: patch.auto_refund_overpaid ?? next.auto_refund_overpaid,
+        brandName: next.brand_name,
+        accentColor: next.accent_color,
+        supportEmail: next.support_email,
+        supportUrl: next.support_url,
+        checkoutOptions: next.checkout_options,
         updatedAt: clock.now(),
       };
       await repo.upsertSettings(row);
+      brandingCache.delete(principal.merchantId);
       windowGeneration += 1;
       windowLookups.delete(principal.merchantId);
       windowCache.delete(principal.merchantId);
-      return view(row);
+      return view(row, logo);
+    },
+
+    /** Sets the checkout's logo (a dashboard session only): strictly checked, never SVG (logo.ts). */
+    async setLogo(principal: Principal, bytes: Buffer, contentType: string): Promise<MerchantSettingsView> {
+      requireSession(principal);
+      const checked = checkLogo(bytes, contentType);
+      await repo.upsertLogo({
+        merchantId: principal.merchantId,
+        contentType: checked.contentType,
+        sha256: createHash('sha256').update(bytes).digest('hex'),
+        width: checked.width,
+        height: checked.height,
+        imageBase64: bytes.toString('base64'),
+        updatedAt: clock.now(),
+      });
+      brandingCache.delete(principal.merchantId);
+      return this.get(principal);
+    },
+
+    async deleteLogo(principal: Principal): Promise<MerchantSettingsView> {
+      requireSession(principal);
+      await repo.deleteLogo(principal.merchantId);
+      brandingCache.delete(principal.merchantId);
+      return this.get(principal);
+    },
+
+    /** A logo by its address (`/pay/logos/{sha256}`), for the public checkout: its bytes and their type. */
+    async logoBySha(sha256: string): Promise<{ contentType: string; bytes: Buffer } | undefined> {
+      if (!/^[0-9a-f]{64}$/.test(sha256)) return undefined;
+      const row = await repo.findLogoBySha(sha256);
+      return row === undefined
+        ? undefined
+        : { contentType: row.contentType, bytes: Buffer.from(row.imageBase64, 'base64') };
+    },
+
+    /**
+     * What the checkout shows of a merchant (null when it set nothing). Reused for BRANDING_CACHE_MS in this process:
+     * the checkout's view is read every 2 s by every open page, and this must not add a query to each read.
+     */
+    async brandingFor(merchantId: string): Promise<Branding | null> {
+      const cached = brandingCache.get(merchantId);
+      if (cached !== undefined && cached.until > Date.now()) return cached.branding;
+      const [row, logo] = await Promise.all([settingsRow(merchantId), repo.findLogo(merchantId)]);
+      const branding: Branding | null =
+        row?.brandName == null &&
+        row?.accentColor == null &&
+        row?.supportEmail == null &&
+        row?.supportUrl == null &&
+        logo === undefined
+          ? null
+          : {
+              name: row?.brandName ?? null,
+              accentColor: row?.accentColor ?? null,
+              supportEmail: row?.supportEmail ?? null,
+              supportUrl: row?.supportUrl ?? null,
+              logoUrl: logo === undefined ? null : logoPath(logo.sha256),
+            };
+      if (brandingCache.size > 10_000) brandingCache.clear();
+      brandingCache.set(merchantId, { branding, until: Date.now() + BRANDING_CACHE_MS });
+      return branding;
     },
 
     async getPayoutWallets(
@@ -334,11 +535,21 @@ export function createSettingsService({
       return (await repo.findWallet(tx, merchantId, isTest, chain))?.address ?? null;
     },
 
-    /** Tolerances of several merchants (exact for those that set none). */
+    /** The `chain:ASSET` pairs a merchant offers payers who pick the coin (null: every pair available). */
+    async checkoutOptions(merchantId: string): Promise<string[] | null> {
+      return (await settingsRow(merchantId))?.checkoutOptions ?? null;
+    },
+
+    /** The chains a merchant has a payout wallet for in a mode. */
+    async payoutWalletChains(merchantId: string, isTest: boolean): Promise<string[]> {
+      return (await repo.listWallets(db, merchantId, isTest)).map((row) => row.chain);
+    },
+
+    /** Tolerances of several merchants (the default for those that set none). */
     async tolerancesFor(tx: Db, merchantIds: string[]): Promise<Map<string, Tolerances>> {
       const rows = await repo.findSettings(tx, [...new Set(merchantIds)]);
       const out = new Map<string, Tolerances>();
-      for (const id of merchantIds) out.set(id, exactTolerances);
+      for (const id of merchantIds) out.set(id, defaultTolerances);
       for (const row of rows) {
         out.set(row.merchantId, {
           underPercent: ratioFromDecimal(row.underpaymentTolerancePercent),

@@ -5,6 +5,11 @@
   const doc = document;
   doc.documentElement.classList.replace('no-js', 'js');
 
+  // The receipt's print button.
+  doc.addEventListener('click', (event) => {
+    if (event.target instanceof Element && event.target.closest('[data-print]')) window.print();
+  });
+
   const announcer = () => doc.getElementById('announce');
   const pageEl = () => doc.getElementById('page');
   const first = pageEl();
@@ -12,7 +17,16 @@
   if (!paymentId) return;
 
   const viewUrl = `/v1/payments/checkout/${paymentId}`;
-  const pageUrl = `/pay/${paymentId}`;
+  // The same page, in the language the payer chose (?locale=), if any.
+  const pageUrl = `/pay/${paymentId}${window.location.search}`;
+  // The page's words, in its language (the server renders them; this script has no catalog of its own).
+  const text = (key) => {
+    try {
+      return JSON.parse(pageEl()?.dataset.messages ?? '{}')[key] ?? '';
+    } catch {
+      return '';
+    }
+  };
   let message = null;
   let delay = 2000;
   let timer = null;
@@ -35,13 +49,16 @@
     slot.className = `notice js-message${message?.error ? ' notice-error' : ''}`;
   };
 
+  // As render.ts fingerprintOf: what makes the page out of date.
   const fingerprintOf = (view) =>
     [
       view.status,
+      view.chain ?? '',
       view.received_amount_native,
       view.confirmations.seen,
       view.confirmations.required,
       view.expires_at,
+      view.quote_expires_at ?? '',
     ].join('|');
 
   // Replaces #page with the server's fresh rendering, keeping keyboard focus where it was when it can.
@@ -69,8 +86,8 @@
       if (again) again.focus();
       else doc.getElementById('status-title')?.focus();
     }
-    if (statusChanged) {
-      doc.title = `${fresh.querySelector('h1')?.textContent ?? ''} · Checkout`;
+    if (statusChanged || fresh.dataset.state !== current.dataset.state) {
+      doc.title = `${fresh.querySelector('h1')?.textContent ?? ''} · ${text('checkout')}`;
       announce(fresh.dataset.announce ?? '');
     }
   };
@@ -113,7 +130,9 @@
       el.parentElement?.classList.toggle('ending', total < 120);
       if (total === 0 && !el.dataset.done) {
         el.dataset.done = '1';
-        schedule(0);
+        // A lapsed quote changes the page though the payment did not change: render it afresh.
+        if (el.closest('.quote')) swap().catch(() => schedule(delay));
+        else schedule(0);
       }
     }
   };
@@ -142,11 +161,11 @@
       area.remove();
     }
     const label = button.querySelector('.copy-label');
-    if (label) label.textContent = 'Copied';
+    if (label) label.textContent = text('copied');
     button.classList.add('copied');
-    announce(`${button.getAttribute('aria-label')?.replace('Copy ', '') ?? 'Value'} copied`);
+    announce(button.closest('.address-block') ? text('copiedAddress') : text('copiedAmount'));
     setTimeout(() => {
-      if (label) label.textContent = 'Copy';
+      if (label) label.textContent = text('copy');
       button.classList.remove('copied');
     }, 2000);
   });
@@ -167,16 +186,18 @@
         body: JSON.stringify({ outcome }),
       });
       const answer = await response.json().catch(() => ({}));
-      if (!response.ok) throw new Error(answer?.error?.message ?? 'The simulation failed.');
+      if (!response.ok) throw new Error(answer?.error?.message ?? text('failed'));
       message = {
         text:
           outcome === 'expired'
-            ? 'Simulated: the payment window ended.'
-            : `Simulated: ${answer.deposit?.amount_native ?? ''} ${answer.deposit?.asset ?? ''} sent. It lands in the next block.`,
+            ? text('expired')
+            : text('sent')
+                .replace('{amount}', answer.deposit?.amount_native ?? '')
+                .replace('{asset}', answer.deposit?.asset ?? ''),
         error: false,
       };
     } catch (error) {
-      message = { text: error instanceof Error ? error.message : 'The simulation failed.', error: true };
+      message = { text: error instanceof Error ? error.message : text('failed'), error: true };
     }
     for (const b of buttons) b.disabled = false;
     showMessage();

@@ -2,13 +2,16 @@ import { useCallback, useEffect, useMemo, useRef, useState } from 'preact/hooks'
 import { api, onSessionEnd, setToken } from './api.ts';
 import { readMerchant, readSession, type Session } from './model.ts';
 import { AuthPage } from './pages/auth.tsx';
+import { BrandingPage } from './pages/branding.tsx';
 import { EventsPage } from './pages/events.tsx';
 import { KeysPage } from './pages/keys.tsx';
-import { NewTestPaymentPage } from './pages/new-payment.tsx';
+import { PaymentLinkPage, PaymentLinksPage } from './pages/links.tsx';
+import { NewPaymentPage } from './pages/new-payment.tsx';
 import { PaymentDetailPage } from './pages/payment-detail.tsx';
 import { PaymentsPage } from './pages/payments.tsx';
 import { ReportsPage } from './pages/reports.tsx';
 import { SettingsPage } from './pages/settings.tsx';
+import { SetupPage } from './pages/setup.tsx';
 import { WebhookDetailPage } from './pages/webhook-detail.tsx';
 import { WebhooksPage } from './pages/webhooks.tsx';
 import { Link, match, navigate, useLocation } from './router.tsx';
@@ -68,19 +71,25 @@ interface NavItem {
 
 const navItems: NavItem[] = [
   { to: '/payments', label: 'Payments', section: /^\/payments(?!\/new)/ },
-  { to: '/payments/new', label: 'Create test payment', section: /^\/payments\/new/ },
+  { to: '/payments/new', label: 'Create payment', section: /^\/payments\/new/ },
+  { to: '/links', label: 'Payment links', section: /^\/links/ },
   { to: '/events', label: 'Events', section: /^\/events/ },
   { to: '/reports', label: 'Reports', section: /^\/reports/ },
   { to: '/webhooks', label: 'Webhooks', section: /^\/webhooks/ },
   { to: '/keys', label: 'API keys', section: /^\/keys/ },
   { to: '/settings', label: 'Settings', section: /^\/settings/ },
+  { to: '/branding', label: 'Checkout branding', section: /^\/branding/ },
+  { to: '/setup', label: 'Setup checklist', section: /^\/setup/ },
 ];
 
 function Page({ path }: { path: string }) {
   if (path === '/payments') return <PaymentsPage />;
-  if (path === '/payments/new') return <NewTestPaymentPage />;
+  if (path === '/payments/new') return <NewPaymentPage />;
   const payment = match('/payments/:id', path);
   if (payment !== null) return <PaymentDetailPage id={payment.id ?? ''} />;
+  if (path === '/links') return <PaymentLinksPage />;
+  const link = match('/links/:id', path);
+  if (link !== null) return <PaymentLinkPage id={link.id ?? ''} />;
   if (path === '/events') return <EventsPage />;
   if (path === '/reports') return <ReportsPage />;
   if (path === '/webhooks') return <WebhooksPage />;
@@ -88,6 +97,8 @@ function Page({ path }: { path: string }) {
   if (endpoint !== null) return <WebhookDetailPage id={endpoint.id ?? ''} />;
   if (path === '/keys') return <KeysPage />;
   if (path === '/settings') return <SettingsPage />;
+  if (path === '/setup') return <SetupPage />;
+  if (path === '/branding') return <BrandingPage />;
   return (
     <section>
       <h1 tabIndex={-1} data-page-title>
@@ -184,16 +195,18 @@ function Shell({ state }: { state: AppState }) {
           Menu
         </button>
       </header>
-      {state.mode === 'test' ? (
-        <p class="mode-banner mode-banner-test" data-testid="mode-banner">
-          <strong>Test mode.</strong> You are looking at test data: test payments run on a simulated chain and
-          no real funds move.
-        </p>
-      ) : (
-        <p class="mode-banner mode-banner-live" data-testid="mode-banner">
-          <strong>Live mode.</strong> Real payments and real funds.
-        </p>
-      )}
+      <aside class="mode-banner-region" aria-label="Mode">
+        {state.mode === 'test' ? (
+          <p class="mode-banner mode-banner-test" data-testid="mode-banner">
+            <strong>Test mode.</strong> You are looking at test data: test payments run on a simulated chain
+            and no real funds move.
+          </p>
+        ) : (
+          <p class="mode-banner mode-banner-live" data-testid="mode-banner">
+            <strong>Live mode.</strong> Real payments and real funds.
+          </p>
+        )}
+      </aside>
       <div class="layout">
         <nav id="main-nav" class={`sidenav${menuOpen ? ' sidenav-open' : ''}`} aria-label="Main">
           <ul>
@@ -223,12 +236,10 @@ export function App() {
   const [mode, setModeState] = useState<Mode>(storedMode);
   const [signedOutReason, setSignedOutReason] = useState<string | null>(null);
   const [toast, setToast] = useState<string | null>(null);
-  const [testKey, setTestKey] = useState<string | null>(null);
 
   const logout = useCallback((reason?: string) => {
     setToken(null);
     storeSession(null);
-    setTestKey(null);
     setSession(null);
     setSignedOutReason(reason ?? null);
   }, []);
@@ -291,10 +302,8 @@ export function App() {
             logout,
             renew: login,
             notify: setToast,
-            testKey,
-            setTestKey,
           },
-    [session, mode, logout, testKey],
+    [session, mode, logout],
   );
 
   return (

@@ -13,9 +13,6 @@ export interface AppState {
   renew(session: Session): void;
   /** Announces a short success message to everyone, screen readers included. */
   notify(message: string): void;
-  /** A test key the merchant chose for this tab; kept in memory only, gone on reload. */
-  testKey: string | null;
-  setTestKey(key: string | null): void;
 }
 
 export const AppContext = createContext<AppState | null>(null);

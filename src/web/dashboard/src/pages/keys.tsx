@@ -12,16 +12,15 @@ import {
   Time,
 } from '../components/ui.tsx';
 import { type CreatedKeypair, dataOf, type Keypair, readCreatedKeypair, readKeypair } from '../model.ts';
-import { Link } from '../router.tsx';
 import { useAction, useApp, useResource } from '../state.tsx';
+import { LiveReadinessNotice } from './setup.tsx';
 
-export async function generateKeypair(): Promise<CreatedKeypair> {
+async function generateKeypair(): Promise<CreatedKeypair> {
   return readCreatedKeypair(await api('/keypairs', { method: 'POST' }));
 }
 
 /** The two keys of a new pair, shown exactly once. */
-export function NewKeypair({ keypair, onDone }: { keypair: CreatedKeypair; onDone: () => void }) {
-  const app = useApp();
+function NewKeypair({ keypair, onDone }: { keypair: CreatedKeypair; onDone: () => void }) {
   return (
     <ShownOnce title="Your new keypair" onDone={onDone} doneLabel="I have saved both keys">
       <CopyField label="Test key" value={keypair.testKey} testId="new-test-key" />
@@ -30,20 +29,6 @@ export function NewKeypair({ keypair, onDone }: { keypair: CreatedKeypair; onDon
         Put them in your server's environment (for example <code>SVC_API_KEY</code>), never in a browser or a
         public repository. Your server sends one in the <code>x-api-key</code> header.
       </p>
-      {app.testKey !== keypair.testKey ? (
-        <button
-          type="button"
-          class="button button-small button-secondary"
-          onClick={() => app.setTestKey(keypair.testKey)}
-        >
-          Also use the test key for test payments in this tab
-        </button>
-      ) : (
-        <p class="hint">
-          This tab will use the test key for <Link to="/payments/new">test payments</Link> until you reload
-          it.
-        </p>
-      )}
     </ShownOnce>
   );
 }
@@ -96,6 +81,7 @@ export function KeysPage() {
         }
       />
       {generate.error !== null && <ErrorNotice error={generate.error} />}
+      <LiveReadinessNotice />
       {created !== null && <NewKeypair keypair={created} onDone={() => setCreated(null)} />}
 
       <h2>Your keypairs</h2>

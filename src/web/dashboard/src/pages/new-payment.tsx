@@ -12,20 +12,24 @@ import {
   Time,
 } from '../components/ui.tsx';
 import { formatAmount } from '../format.ts';
-import {
-  type ChainInfo,
-  type CreatedKeypair,
-  fallbackChains,
-  loadChains,
-  type Payment,
-  readPayment,
-} from '../model.ts';
+import { type ChainInfo, fallbackChains, loadChains, type Payment, readPayment } from '../model.ts';
 import { Link } from '../router.tsx';
 import { useAction, useApp, useResource } from '../state.tsx';
-import { generateKeypair, NewKeypair } from './keys.tsx';
 import { checkoutHref } from './payment-detail.tsx';
+import { LiveReadinessNotice } from './setup.tsx';
 
 const currencies = ['USD', 'EUR', 'GBP'];
+/** The checkout's languages (the payer's browser decides when none is chosen). */
+const checkoutLanguages = [
+  { code: '', label: "The customer's browser language" },
+  { code: 'en', label: 'English' },
+  { code: 'es', label: 'Español' },
+  { code: 'de', label: 'Deutsch' },
+  { code: 'fr', label: 'Français' },
+  { code: 'pt', label: 'Português' },
+  { code: 'zh', label: '中文' },
+  { code: 'ar', label: 'العربية' },
+];
 const windows = [
   { minutes: 0, label: 'Default (your setting, normally 30 minutes)' },
   { minutes: 10, label: '10 minutes' },
@@ -34,105 +38,12 @@ const windows = [
   { minutes: 240, label: '4 hours' },
 ];
 
-function TestKeyPanel() {
-  const app = useApp();
-  const [pasted, setPasted] = useState('');
-  const [problem, setProblem] = useState<string | null>(null);
-  const [created, setCreated] = useState<CreatedKeypair | null>(null);
-  const generate = useAction();
-
-  if (created !== null) {
-    return <NewKeypair keypair={created} onDone={() => setCreated(null)} />;
-  }
-  if (app.testKey !== null) {
-    return (
-      <div class="card key-in-use">
-        <p>
-          Using the test key <code>{`${app.testKey.slice(0, 13)}…${app.testKey.slice(-4)}`}</code> in this
-          tab. It is kept in memory only and forgotten when you reload or log out.
-        </p>
-        <button
-          type="button"
-          class="button button-small button-secondary"
-          onClick={() => app.setTestKey(null)}
-        >
-          Use a different key
-        </button>
-      </div>
-    );
-  }
-  return (
-    <section class="card" aria-labelledby="test-key-title">
-      <h2 id="test-key-title">First, a test key</h2>
-      <p>
-        Payments are created by your server with its API key (the <code>x-api-key</code> header), never by a
-        browser in production. To try the whole flow from here, the dashboard needs one of your{' '}
-        <strong>test</strong> keys for this tab. It stays in this tab's memory only, is sent only to this
-        service, and is forgotten when you reload.
-      </p>
-      <form
-        noValidate
-        class="paste-key"
-        onSubmit={(event) => {
-          event.preventDefault();
-          const key = pasted.trim();
-          if (!key.startsWith('svc_test_')) {
-            setProblem(
-              key.startsWith('svc_live_')
-                ? 'That is a live key. Test payments need a test key (it starts with svc_test_).'
-                : 'A test key starts with svc_test_.',
-            );
-            return;
-          }
-          setProblem(null);
-          app.setTestKey(key);
-        }}
-      >
-        <Field label="Paste a test key" id="paste-test-key" error={problem}>
-          <input
-            {...describedBy('paste-test-key', { error: problem })}
-            type="password"
-            autocomplete="off"
-            spellcheck={false}
-            placeholder="svc_test_…"
-            value={pasted}
-            onInput={(event) => setPasted(event.currentTarget.value)}
-          />
-        </Field>
-        <button type="submit" class="button button-secondary">
-          Use this key
-        </button>
-      </form>
-      <p class="or">or</p>
-      <button
-        type="button"
-        class="button button-secondary"
-        disabled={generate.busy}
-        onClick={async () => {
-          const pair = await generate.run(generateKeypair);
-          if (pair !== undefined) {
-            app.setTestKey(pair.testKey);
-            setCreated(pair);
-          }
-        }}
-      >
-        {generate.busy ? 'Generating…' : 'Generate a new keypair and use its test key'}
-      </button>
-      <p class="hint">
-        Lost your keys? Full keys are shown only once; generate a new pair and revoke the old one on the{' '}
-        <Link to="/keys">API keys</Link> page.
-      </p>
-      {generate.error !== null && <ErrorNotice error={generate.error} compact />}
-    </section>
-  );
-}
-
 function Created({ payment, onAnother }: { payment: Payment; onAnother: () => void }) {
   const detail = `/payments/${encodeURIComponent(payment.id)}`;
   return (
     <section class="card created-payment" aria-labelledby="created-title" data-testid="created-payment">
       <h2 id="created-title" tabIndex={-1}>
-        Test payment created
+        {payment.isTest ? 'Test payment created' : 'Live payment created'}
       </h2>
       <dl class="facts">
         <dt>Payment ID</dt>
@@ -147,6 +58,12 @@ function Created({ payment, onAnother }: { payment: Payment; onAnother: () => vo
         <dd>
           {formatAmount(payment.amount, payment.currency)}
           {payment.expectedNative !== null && <> = {formatAmount(payment.expectedNative, payment.asset)}</>}
+        </dd>
+        <dt>Paid in</dt>
+        <dd>
+          {payment.chain === null
+            ? 'The customer chooses on the checkout'
+            : `${payment.asset} on ${payment.chain}`}
         </dd>
         <dt>Expires</dt>
         <dd>
@@ -171,8 +88,8 @@ function Created({ payment, onAnother }: { payment: Payment; onAnother: () => vo
         </button>
       </div>
       <p class="hint">
-        The checkout page is what your customer sees. In test mode it has buttons to simulate the payer; so
-        does the payment's page here.
+        The checkout page is what your customer sees: send them its link. In test mode it has buttons to
+        simulate the payer; so does the payment's page here.
       </p>
     </section>
   );
@@ -182,26 +99,30 @@ function assetsOf(chains: ChainInfo[], chain: string): string[] {
   return chains.find((known) => known.id === chain)?.assets ?? [];
 }
 
-export function NewTestPaymentPage() {
+export function NewPaymentPage() {
   const app = useApp();
+  const isTest = app.mode === 'test';
   const chainsResource = useResource(() => loadChains(() => api('/chains')), []);
   const chains = chainsResource.data ?? fallbackChains;
   const [amount, setAmount] = useState('25.00');
   const [currency, setCurrency] = useState('USD');
+  const [payerChooses, setPayerChooses] = useState(true);
   const [chain, setChain] = useState('ethereum');
   const [asset, setAsset] = useState('');
   const [orderId, setOrderId] = useState('');
   const [redirectUrl, setRedirectUrl] = useState('');
+  const [locale, setLocale] = useState('');
   const [windowMinutes, setWindowMinutes] = useState(0);
   const [created, setCreated] = useState<Payment | null>(null);
   const action = useAction();
   const errorFor = (...params: string[]) => fieldError(action.error, ...params);
   const chainAssets = assetsOf(chains, chain);
+  const modeWord = isTest ? 'test' : 'live';
 
   if (created !== null) {
     return (
       <section>
-        <PageHeader title="Create a test payment" />
+        <PageHeader title={`Create a ${modeWord} payment`} />
         <Created payment={created} onAnother={() => setCreated(null)} />
       </section>
     );
@@ -227,37 +148,43 @@ export function NewTestPaymentPage() {
   return (
     <section>
       <PageHeader
-        title="Create a test payment"
-        description="Try the whole flow: create a payment, open the checkout page your customer would see, simulate the payer, and watch the status and webhooks follow."
+        title={`Create a ${modeWord} payment`}
+        description="A payment and its checkout page, without writing code: send the customer its link. Your server does the same with its API key (POST /v1/payments)."
       />
-      {app.mode === 'live' && (
+      {isTest ? (
         <Notice tone="info">
           <p>
-            Test payments are listed in test mode. Switch to test mode at the top to find them afterwards.
+            Test mode: the payment runs on a simulated chain and no real funds move. Switch to live mode at
+            the top for a real payment.
           </p>
         </Notice>
+      ) : (
+        <>
+          <Notice tone="warn">
+            <p>Live mode: this payment takes real funds.</p>
+          </Notice>
+          <LiveReadinessNotice {...(payerChooses ? {} : { chain })} />
+        </>
       )}
-      <TestKeyPanel />
       <form
         noValidate
         class="card"
         aria-labelledby="payment-form-title"
         onSubmit={async (event) => {
           event.preventDefault();
-          const key = app.testKey;
-          if (key === null) return;
           const body = await action.run(() =>
             api('/payments', {
               method: 'POST',
-              apiKey: key,
               headers: { 'idempotency-key': crypto.randomUUID() },
               body: {
                 amount: amount.trim(),
                 currency: currency.trim().toUpperCase(),
-                chain,
-                ...(asset === '' ? {} : { asset }),
+                is_test: isTest,
+                ...(payerChooses ? {} : { chain }),
+                ...(payerChooses || asset === '' ? {} : { asset }),
                 ...(orderId.trim() === '' ? {} : { order_id: orderId.trim() }),
                 ...(redirectUrl.trim() === '' ? {} : { redirect_url: redirectUrl.trim() }),
+                ...(locale === '' ? {} : { locale }),
                 ...(windowMinutes === 0 ? {} : { expires_in: windowMinutes * 60 }),
               },
             }),
@@ -298,36 +225,63 @@ export function NewTestPaymentPage() {
               ))}
             </datalist>
           </Field>
-          <Field label="Network" id="pay-chain" error={chainError}>
-            <select
-              {...describedBy('pay-chain', { error: chainError })}
-              value={chain}
-              onChange={(event) => {
-                setChain(event.currentTarget.value);
-                setAsset('');
-              }}
-            >
-              {chains.map((known) => (
-                <option key={known.id} value={known.id}>
-                  {known.name}
-                </option>
-              ))}
-            </select>
-          </Field>
-          <Field label="Paid in" id="pay-asset" error={assetError}>
-            <select
-              {...describedBy('pay-asset', { error: assetError })}
-              value={asset}
-              onChange={(event) => setAsset(event.currentTarget.value)}
-            >
-              <option value="">The network's own coin</option>
-              {chainAssets.map((code) => (
-                <option key={code} value={code}>
-                  {code}
-                </option>
-              ))}
-            </select>
-          </Field>
+        </div>
+        <fieldset class="choice">
+          <legend>Coin and network</legend>
+          <label class="radio">
+            <input
+              type="radio"
+              name="who-chooses"
+              checked={payerChooses}
+              onChange={() => setPayerChooses(true)}
+            />
+            The customer chooses on the checkout (among the chains this mode can take)
+          </label>
+          <label class="radio">
+            <input
+              type="radio"
+              name="who-chooses"
+              checked={!payerChooses}
+              onChange={() => setPayerChooses(false)}
+            />
+            I choose the network and coin
+          </label>
+        </fieldset>
+        <div class="form-grid">
+          {!payerChooses && (
+            <>
+              <Field label="Network" id="pay-chain" error={chainError}>
+                <select
+                  {...describedBy('pay-chain', { error: chainError })}
+                  value={chain}
+                  onChange={(event) => {
+                    setChain(event.currentTarget.value);
+                    setAsset('');
+                  }}
+                >
+                  {chains.map((known) => (
+                    <option key={known.id} value={known.id}>
+                      {known.name}
+                    </option>
+                  ))}
+                </select>
+              </Field>
+              <Field label="Paid in" id="pay-asset" error={assetError}>
+                <select
+                  {...describedBy('pay-asset', { error: assetError })}
+                  value={asset}
+                  onChange={(event) => setAsset(event.currentTarget.value)}
+                >
+                  <option value="">The network's own coin</option>
+                  {chainAssets.map((code) => (
+                    <option key={code} value={code}>
+                      {code}
+                    </option>
+                  ))}
+                </select>
+              </Field>
+            </>
+          )}
           <Field
             label="Order ID (optional)"
             id="pay-order"
@@ -355,6 +309,19 @@ export function NewTestPaymentPage() {
               onInput={(event) => setRedirectUrl(event.currentTarget.value)}
             />
           </Field>
+          <Field label="Checkout language" id="pay-locale">
+            <select
+              {...describedBy('pay-locale', {})}
+              value={locale}
+              onChange={(event) => setLocale(event.currentTarget.value)}
+            >
+              {checkoutLanguages.map((choice) => (
+                <option key={choice.code} value={choice.code}>
+                  {choice.label}
+                </option>
+              ))}
+            </select>
+          </Field>
           <Field label="Time to pay" id="pay-window" error={windowError}>
             <select
               {...describedBy('pay-window', { error: windowError })}
@@ -370,10 +337,9 @@ export function NewTestPaymentPage() {
           </Field>
         </div>
         {action.error !== null && !named && <ErrorNotice error={action.error} compact />}
-        <button type="submit" class="button" disabled={action.busy || app.testKey === null}>
-          {action.busy ? 'Creating…' : 'Create test payment'}
+        <button type="submit" class="button" disabled={action.busy}>
+          {action.busy ? 'Creating…' : `Create ${modeWord} payment`}
         </button>
-        {app.testKey === null && <p class="hint">Choose a test key above first.</p>}
       </form>
     </section>
   );

@@ -103,7 +103,13 @@ function Simulator({ payment, onDone }: { payment: Payment; onDone: () => void }
           The payment is {statusLabel(payment.status).toLowerCase()}; there is nothing left to simulate.
         </p>
       )}
-      {open && (
+      {open && payment.chain === null && (
+        <p class="muted" data-testid="awaiting-pick">
+          The customer has not picked a coin and network yet: open the checkout page and pick one as they
+          would, then simulate the payment here.
+        </p>
+      )}
+      {open && payment.chain !== null && (
         <div class="button-row">
           {outcomes.map((choice) => (
             <button

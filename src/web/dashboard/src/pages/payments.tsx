@@ -26,7 +26,13 @@ function PaymentRow({ payment }: { payment: Payment }) {
         <StatusBadge status={payment.status} />
       </td>
       <td>
-        {payment.asset ?? '—'} <span class="muted">on {chainName(payment.chain)}</span>
+        {payment.chain === null ? (
+          <span class="muted">The customer picks</span>
+        ) : (
+          <>
+            {payment.asset ?? '—'} <span class="muted">on {chainName(payment.chain)}</span>
+          </>
+        )}
       </td>
       <td>{payment.orderId ?? <span class="muted">—</span>}</td>
       <td>
