@@ -21,9 +21,12 @@ import { randomToken } from './lib/ids.ts';
 import type { Metrics } from './metrics.ts';
 import { accountsRoutes } from './modules/accounts/routes.ts';
 import { chainsRoutes } from './modules/chains/routes.ts';
+import { exportsRoutes } from './modules/exports/routes.ts';
 import { keysRoutes } from './modules/keys/routes.ts';
 import { paymentLinksRoutes } from './modules/payment-links/routes.ts';
 import { paymentsRoutes } from './modules/payments/routes.ts';
+import { refundsRoutes } from './modules/refunds/routes.ts';
+import { reportsRoutes } from './modules/reports/routes.ts';
 import { settingsRoutes } from './modules/settings/routes.ts';
 import { simulatorRoutes } from './modules/simulator/routes.ts';
 import { webhookDeliveryRoutes } from './modules/webhooks/delivery/routes.ts';
@@ -33,6 +36,7 @@ import type { Services } from './services.ts';
 import { checkoutRoutes } from './web/checkout/routes.ts';
 import { dashboardRoutes } from './web/dashboard-routes.ts';
 import { homeRoute } from './web/home.ts';
+import { refundPageRoutes } from './web/refund/routes.ts';
 
 export interface AppDeps {
   config: Config;
@@ -195,6 +199,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       await v1.register(webhookDeliveryRoutes(context));
       await v1.register(eventStreamRoutes(context));
       await v1.register(paymentsRoutes(context));
+      await v1.register(refundsRoutes(context));
+      await v1.register(exportsRoutes(context));
+      await v1.register(reportsRoutes(context));
       await v1.register(simulatorRoutes(context));
       await v1.register(settingsRoutes(context));
       await v1.register(paymentLinksRoutes(context));
@@ -212,6 +219,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       simulateLimit: checkoutSimulateLimit,
     }),
   );
+  await app.register(refundPageRoutes({ refunds: services.refunds }));
   await app.register(dashboardRoutes(deps.dashboardDir === undefined ? {} : { distDir: deps.dashboardDir }));
   await app.register(homeRoute());
 

@@ -11,16 +11,22 @@ import { type AddressDeriver, createAddressDeriver } from './modules/chains/deri
 import { createDepositSigningKeys, createDerivationCheck } from './modules/chains/derivation-check.ts';
 import { createDerivationThread } from './modules/chains/derivation-thread.ts';
 import { createChainAdapters, testAddressSpelling } from './modules/chains/families.ts';
-import { depositLedger } from './modules/chains/ledger.ts';
+import { depositLedger, exportLedger } from './modules/chains/ledger.ts';
 import { createChainStatus } from './modules/chains/readiness.ts';
 import { createSweepCosts } from './modules/chains/sweep-costs.ts';
+import { createExportsService } from './modules/exports/service.ts';
 import { createKeysRepo } from './modules/keys/repo.ts';
 import { createKeysService } from './modules/keys/service.ts';
+import { createMailer } from './modules/notices/mailer.ts';
+import { createNotices } from './modules/notices/service.ts';
 import { createPaymentLinksRepo } from './modules/payment-links/repo.ts';
 import { createPaymentLinksService } from './modules/payment-links/service.ts';
 import { createPaymentsRepo } from './modules/payments/repo.ts';
 import { createPaymentsService, type RateProvider } from './modules/payments/service.ts';
 import { createDefaultRatesService } from './modules/rates/index.ts';
+import { refundsRepo } from './modules/refunds/repo.ts';
+import { createRefundsService } from './modules/refunds/service.ts';
+import { createReportsService } from './modules/reports/service.ts';
 import { createReadiness } from './modules/settings/readiness.ts';
 import { createSettingsRepo } from './modules/settings/repo.ts';
 import { createSettingsService } from './modules/settings/service.ts';
@@ -60,6 +66,8 @@ export function buildServices({
   ...overrides
 }: ServiceDeps) {
   const { db } = database;
+  // Mail goes out only with SVC_SMTP_URL; everything works the same without it.
+  const sendMail = config.smtpUrl === undefined ? undefined : createMailer(config.smtpUrl, config.smtpFrom);
   const accounts = createAccountsService({
     repo: createAccountsRepo(db),
     clock,
@@ -67,8 +75,7 @@ export function buildServices({
     jwtTtlSeconds: config.jwtTtlSeconds,
     signup: config.signup,
     publicUrl: config.publicUrl,
-    sendResetMail:
-      config.smtpUrl === undefined ? undefined : createResetMailer(config.smtpUrl, config.smtpFrom),
+    sendResetMail: sendMail === undefined ? undefined : createResetMailer(sendMail),
     onMailError: (error) => logger?.error({ err: error }, 'password-reset mail not sent'),
   });
   const keys = createKeysService({
@@ -89,6 +96,15 @@ export function buildServices({
     maxEndpoints: config.webhookMaxEndpoints,
   });
   const events = createEventsService({ db, repo: eventsRepo, clock, endpoints: webhookEndpoints });
+  const notices = createNotices({ send: sendMail, accounts, logger: logger?.child({ worker: 'notices' }) });
+  const settings = createSettingsService({
+    db,
+    repo: createSettingsRepo(db),
+    clock,
+    events,
+    accounts,
+    notifyPayoutWalletChange: notices.payoutWalletChanged,
+  });
   const eventStreams = createEventStreams({
     database,
     repo: streamRepo,
@@ -96,7 +112,6 @@ export function buildServices({
     heartbeatMs: config.eventStream.heartbeatMs,
     logger: logger?.child({ worker: 'event-stream' }),
   });
-  const settings = createSettingsService({ db, repo: createSettingsRepo(db), clock, events, accounts });
   const seeds = { testMnemonic: config.testMnemonic, liveMnemonic: config.liveMnemonic };
   // Test-mode addresses of a chain whose test node is regtest are spelled bcrt1…/rltc1…: both derivations agree on it.
   const testSpelling = testAddressSpelling(config);
@@ -110,6 +125,11 @@ export function buildServices({
     deriver,
     signingKeys: createDepositSigningKeys(deriver, derivationCheck),
     logger: logger?.child({ worker: 'chains' }),
+    // Signed refunds sit beside the forwards: their nonces are taken, and they are re-sent like sweeps.
+    outgoing: {
+      byHash: (chain, isTest, txHash) => refundsRepo.rawByHash(db, chain, isTest, txHash),
+      open: (chain, isTest) => refundsRepo.openRaw(db, chain, isTest),
+    },
   });
   const derivation = config.derivationThread
     ? createDerivationThread({
@@ -142,6 +162,19 @@ export function buildServices({
     ledger: depositLedger,
   });
   const simulator = createSimulatorService({ db, clock, payments, adapters: chainAdapters });
+  const refunds = createRefundsService({
+    db,
+    clock,
+    publicUrl: config.publicUrl,
+    masterKey: config.masterKey,
+    payments,
+    events,
+    adapterOf: (chain, isTest) => chainAdapters.get(chain, isTest),
+    mailRefundLink: notices.enabled ? notices.refundLink : undefined,
+    autoRefundsOverpaid: settings.autoRefundsOverpaid,
+  });
+  const exports = createExportsService({ db, payments, refunds, events, ledger: exportLedger });
+  const reports = createReportsService({ db, clock, payments, events, ledger: exportLedger });
   const paymentLinks = createPaymentLinksService({
     repo: createPaymentLinksRepo(db),
     clock,
@@ -166,6 +199,10 @@ export function buildServices({
     events,
     eventStreams,
     payments,
+    refunds,
+    exports,
+    reports,
+    notices,
     settings,
     simulator,
     readiness,

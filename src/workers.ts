@@ -4,6 +4,9 @@ import type { Database } from './db/client.ts';
 import type { Clock } from './lib/clock.ts';
 import type { Metrics } from './metrics.ts';
 import { createSettlementJobs } from './modules/chains/jobs.ts';
+import { refundLedger } from './modules/chains/ledger.ts';
+import { createNoticesJob } from './modules/notices/jobs.ts';
+import { createRefundSender, merchantPaidRefunds } from './modules/refunds/sender.ts';
 import { createRetentionJob } from './modules/retention/jobs.ts';
 import { createConfiguredDeliveryWorker } from './modules/webhooks/delivery/worker.ts';
 import { streamRepo } from './modules/webhooks/events/stream-repo.ts';
@@ -61,6 +64,36 @@ export function backgroundWorkers({
     lateWatchDays: config.lateWatchDays,
     logger: logger.child({ worker: 'settlement' }),
     observer: metrics?.settlement,
+    outsideWatch: {
+      addresses: (chain, isTest) => merchantPaidRefunds.addresses(database.db, chain, isTest),
+      found: (tx, chain, isTest, transfers) =>
+        merchantPaidRefunds.found(tx, chain, isTest, transfers, clock.now()),
+    },
+    chainTasks: [
+      (adapter) =>
+        createRefundSender({
+          db: database.db,
+          clock,
+          adapter,
+          payments: services.payments,
+          ledger: refundLedger,
+          refunds: services.refunds,
+          logger: logger.child({ worker: 'refunds', chain: adapter.chain, isTest: adapter.isTest }),
+        }),
+    ],
+  });
+  const notices = createNoticesJob({
+    clock,
+    notices: services.notices,
+    claimFailingEndpoints: services.webhookEndpoints.claimFailingNotices,
+    feeWallets: () => services.chainAdapters.feeWallets(),
+    operatorEmails: async () =>
+      Promise.all(
+        [...(await services.operators.ids())].map(
+          async (id) => (await services.accounts.getMerchant(id)).email,
+        ),
+      ),
+    logger: logger.child({ worker: 'notices' }),
   });
   const retention = createRetentionJob({
     clock,
@@ -111,6 +144,14 @@ export function backgroundWorkers({
         );
         return problems.length === 0 ? null : problems.join('; ');
       },
+    },
+    {
+      name: 'notices',
+      started:
+        'notices started: webhook endpoints failing for an hour and low fee wallets are mailed (SVC_SMTP_URL)',
+      start: async () => notices.start(),
+      stop: () => notices.stop(),
+      readiness: async () => null,
     },
     {
       name: 'retention',

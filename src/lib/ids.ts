@@ -49,6 +49,7 @@ export type IdPrefix =
   | 'fwd'
   | 'req'
   | 'pwc'
+  | 'rf'
   | 'plink';
 
 /** Prefixed resource id such as `we_3k9…`: 20 random base36 characters (~103 bits). */

@@ -443,6 +443,110 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/payments/{id}/refunds": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A payment's refunds, oldest first */
+        get: operations["listPaymentRefunds"];
+        put?: never;
+        /** Refund (part of) what a payment received, in its asset or its currency; the payer gives an address on `refund_url` unless `address` is given. Refused (409) beyond received less the other refunds */
+        post: operations["createRefund"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/refunds": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List refunds, newest first, with cursor pagination */
+        get: operations["listRefunds"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/refunds/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Get a refund (with the fee estimate while it is not signed) */
+        get: operations["getRefund"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/refund-links/{token}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Public: a refund as its payer sees it through the refund link's token (no key) */
+        get: operations["getRefundLink"];
+        put?: never;
+        /** Public: the payer gives the refund's address (checked for the chain: format, checksum, network, not a contract); the refund is then sent */
+        post: operations["submitRefundAddress"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/exports/{kind}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Payments, deposits, sweeps, refunds or events of one mode as CSV or JSON Lines, streamed (any size): amounts exact, values at the locked rate, sweep and refund fees */
+        get: operations["exportRecords"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/reports": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The reports page’s figures: volume per day by chain and asset, conversion, median time to confirmation, sweep fees per month (default: the last 30 days) */
+        get: operations["getReport"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/payments/{id}/simulate": {
         parameters: {
             query?: never;
@@ -856,6 +960,35 @@ export interface components {
             /** Format: date-time */
             timestamp: string;
         };
+        /** @description The body of `refund.created` (a refund was asked for), `refund.sent` (its transaction has its confirmations, or the merchant's own payment of it was seen) and `refund.failed` (it cannot be sent; its amount is refundable again). */
+        RefundPayload: {
+            /** @enum {string} */
+            event: "refund.created" | "refund.sent" | "refund.failed";
+            /** @description Refund id, prefixed `rf_`. */
+            refund_id: string;
+            payment_id: string;
+            /** @description The refund's status at the moment of the event. */
+            status: string;
+            chain: string;
+            asset: string;
+            /** @description Decimal amount of `asset` taken out of the payment's received amount. */
+            amount_native: string;
+            /** @description What reaches the payer: the amount less the network fee when that is paid in `asset`; null before signing. */
+            sent_amount_native: string | null;
+            /** @description The network fee in the chain's native coin; null before signing. */
+            fee_native: string | null;
+            /** @description Where it is sent from; null before that is chosen. */
+            source: ("deposit" | "refund_wallet" | "merchant") | null;
+            /** @description The payer's address; null until they gave it. */
+            to_address: string | null;
+            tx_hash: string | null;
+            reason: string | null;
+            /** @description Why it failed (`refund.failed`), else null. */
+            error: string | null;
+            is_test: boolean;
+            /** Format: date-time */
+            timestamp: string;
+        };
         Event: {
             /** @description Event id, prefixed `evt_`; also the `webhook-id` and `X-Service-Event-Id` of deliveries. */
             id: string;
@@ -867,7 +1000,7 @@ export interface components {
             sample: boolean;
             /** Format: date-time */
             created_at: string;
-            payload: components["schemas"]["WebhookPayload"] | components["schemas"]["PayoutWalletUpdatedPayload"] | components["schemas"]["WebhookEndpointHealthPayload"];
+            payload: components["schemas"]["WebhookPayload"] | components["schemas"]["RefundPayload"] | components["schemas"]["PayoutWalletUpdatedPayload"] | components["schemas"]["WebhookEndpointHealthPayload"];
         };
         EventList: {
             data: components["schemas"]["Event"][];
@@ -1218,6 +1351,113 @@ export interface components {
             payment_id: string;
             checkout_url: string;
         };
+        Refund: {
+            /** @description Refund id, prefixed `rf_`. */
+            id: string;
+            payment_id: string;
+            /**
+             * @description `awaiting_address` (the payer has not given an address yet) → `queued` → `pending` (signed, stored, not yet sent) → `broadcast` → `sent`; `awaiting_payment` (the funds were swept: the merchant pays it, see `payment_request`) → `sent`; or `failed` (its amount is refundable again).
+             * @enum {string}
+             */
+            status: "awaiting_address" | "queued" | "pending" | "broadcast" | "awaiting_payment" | "sent" | "failed";
+            chain: string;
+            asset: string;
+            /** @description Decimal amount of `asset` taken out of the payment's received amount. */
+            amount_native: string;
+            /** @description The payment's currency when the refund was asked for in it. */
+            currency: string | null;
+            /** @description The amount asked for in `currency`. */
+            currency_amount: string | null;
+            /** @description `deposit`: sent from the payment's deposit address (the funds were still there); `refund_wallet`: from the chain's refund wallet; `merchant`: the merchant pays it from their own wallet. null until chosen. */
+            source: ("deposit" | "refund_wallet" | "merchant") | null;
+            to_address: string | null;
+            from_address: string | null;
+            /** @description What reaches the payer: the amount less the network fee when that is paid in `asset`. */
+            sent_amount_native: string | null;
+            /** @description The network fee, in the chain's native coin. */
+            fee_native: string | null;
+            /** @description Before it is signed: the fee a refund of this asset would pay now (native coin). */
+            fee_estimate_native: string | null;
+            tx_hash: string | null;
+            explorer_url: string | null;
+            /** @description The link where the payer gives their address (and sees the refund). */
+            refund_url: string;
+            /** @description `awaiting_payment`: what the merchant pays from their own wallet (a wallet opens the URI). */
+            payment_request: {
+                uri: string;
+                amount_native: string;
+                to_address: string;
+            } | null;
+            reason: string | null;
+            /** @description Created by the merchant's auto-refund of overpaid excess. */
+            automatic: boolean;
+            last_error: string | null;
+            is_test: boolean;
+            /** Format: date-time */
+            created_at: string;
+            sent_at: string | null;
+            failed_at: string | null;
+        };
+        RefundList: {
+            data: components["schemas"]["Refund"][];
+            has_more: boolean;
+            next_cursor: string | null;
+        };
+        RefundLinkView: {
+            id: string;
+            /** @enum {string} */
+            status: "awaiting_address" | "queued" | "pending" | "broadcast" | "awaiting_payment" | "sent" | "failed";
+            chain: string;
+            chain_name: string;
+            network: string;
+            asset: string;
+            amount_native: string;
+            fee_estimate_native: string | null;
+            native_asset: string;
+            /** @description True when the network fee comes out of the refund itself (a refund of the native coin). */
+            fee_paid_from_refund: boolean;
+            to_address: string | null;
+            sent_amount_native: string | null;
+            tx_hash: string | null;
+            explorer_url: string | null;
+            is_test: boolean;
+        };
+        Report: {
+            /** Format: date-time */
+            from: string;
+            /** Format: date-time */
+            to: string;
+            is_test: boolean;
+            /** @description Days with at least one payment, oldest first. */
+            volume_by_day: {
+                /** @description UTC day, YYYY-MM-DD, of the payments’ creation. */
+                day: string;
+                chain: string;
+                asset: string;
+                /** @description What the paid payments (completed, overpaid) of the day received. */
+                received_native: string;
+                paid: number;
+                created: number;
+            }[];
+            /** @description Payments created in the period and those of them paid (completed or overpaid). */
+            conversion: {
+                created: number;
+                paid: number;
+                /** @description paid / created; null without payments. */
+                ratio: number | null;
+            };
+            /** @description Median time from creation to the payment being paid (its first confirmed or overpaid event). */
+            median_seconds_to_confirmation: number | null;
+            /** @description Network fees of final sweeps, in the chain’s native coin. */
+            sweep_fees_by_month: {
+                /** @description UTC month, YYYY-MM, of the sweeps’ finality. */
+                month: string;
+                chain: string;
+                native_asset: string;
+                fee_native: string;
+                sweeps: number;
+            }[];
+        };
         /** @description Payout address per chain id, e.g. {"ethereum": "0x…", "bitcoin": "bc1q…"}. */
         PayoutWallets: {
             [key: string]: string;
@@ -1242,6 +1482,8 @@ export interface components {
             overpayment_tolerance_amount: string;
             /** @description Window, in seconds, of payments created without `expires_in`. */
             default_expires_in: number;
+            /** @description Overpaid excess is refunded on its own: a refund of received − expected is created when a payment is overpaid, and sent as soon as the payer gives an address on its refund link. */
+            auto_refund_overpaid: boolean;
             updated_at: string | null;
         };
         PayoutWalletChange: {
@@ -1357,7 +1599,7 @@ export interface components {
                  * @description From the closed list of codes.
                  * @enum {string}
                  */
-                code: "invalid_request" | "invalid_json" | "parameter_invalid" | "parameter_missing" | "parameter_unknown" | "mode_mismatch" | "weak_password" | "unsupported_chain" | "unsupported_asset" | "payout_wallet_missing" | "live_seed_missing" | "chain_unavailable" | "not_test_mode" | "private_target_not_allowed" | "endpoint_limit_reached" | "invalid_state" | "authentication_required" | "invalid_api_key" | "invalid_token" | "invalid_credentials" | "forbidden" | "reauthentication_required" | "signup_closed" | "invite_invalid" | "reset_token_invalid" | "not_found" | "route_not_found" | "method_not_allowed" | "request_timeout" | "email_taken" | "idempotency_conflict" | "idempotency_in_progress" | "checkout_already_simulated" | "payload_too_large" | "uri_too_long" | "unsupported_media_type" | "headers_too_large" | "rate_limited" | "stream_limit_reached" | "internal_error" | "rate_unavailable" | "derivation_mismatch" | "service_unavailable";
+                code: "invalid_request" | "invalid_json" | "parameter_invalid" | "parameter_missing" | "parameter_unknown" | "mode_mismatch" | "weak_password" | "unsupported_chain" | "unsupported_asset" | "payout_wallet_missing" | "live_seed_missing" | "chain_unavailable" | "not_test_mode" | "private_target_not_allowed" | "endpoint_limit_reached" | "refunds_unsupported" | "refund_address_invalid" | "refund_too_small" | "refund_exceeds_received" | "invalid_state" | "authentication_required" | "invalid_api_key" | "invalid_token" | "invalid_credentials" | "forbidden" | "reauthentication_required" | "signup_closed" | "invite_invalid" | "reset_token_invalid" | "not_found" | "route_not_found" | "method_not_allowed" | "request_timeout" | "email_taken" | "idempotency_conflict" | "idempotency_in_progress" | "checkout_already_simulated" | "payload_too_large" | "uri_too_long" | "unsupported_media_type" | "headers_too_large" | "rate_limited" | "stream_limit_reached" | "internal_error" | "rate_unavailable" | "derivation_mismatch" | "service_unavailable";
                 /** @description For people; may change. */
                 message: string;
                 /** @description The parameter at fault, when there is one. */
@@ -1932,7 +2174,7 @@ export interface operations {
                 limit?: number;
                 /** @description An event id: list the events older than it. */
                 starting_after?: string;
-                type?: "payment.confirmed" | "payment.completed" | "payment.expired" | "payment.underpaid" | "payment.overpaid" | "payout_wallet.updated" | "webhook_endpoint.failing" | "webhook_endpoint.recovered";
+                type?: "payment.confirmed" | "payment.completed" | "payment.expired" | "payment.underpaid" | "payment.overpaid" | "refund.created" | "refund.sent" | "refund.failed" | "payout_wallet.updated" | "webhook_endpoint.failing" | "webhook_endpoint.recovered";
                 payment_id?: string;
                 /** @description With a dashboard token: only this mode. A key always sees its own. */
                 is_test?: "true" | "false";
@@ -2342,6 +2584,277 @@ export interface operations {
             429: components["responses"]["RateLimited"];
         };
     };
+    listPaymentRefunds: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Refund"][];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    createRefund: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Retry-safe: the same key and body return the first refund (200); another body is a 409. */
+                "idempotency-key"?: string;
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Decimal amount to give back, in `currency`; left out: everything still refundable (received less earlier refunds not failed). */
+                    amount?: string;
+                    /** @description The payment's asset (default) or the payment's own currency (USD, …): converted to the asset at the payment's locked rate, rounded down to the asset's base unit. */
+                    currency?: string;
+                    /** @description The payer's address, when the merchant knows it; else the payer gives it on the refund link (`refund_url`). */
+                    address?: string;
+                    /**
+                     * Format: email
+                     * @description The payer's email: the refund link is mailed there when SMTP is configured.
+                     */
+                    email?: string;
+                    reason?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refund"];
+                };
+            };
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refund"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    listRefunds: {
+        parameters: {
+            query?: {
+                limit?: number;
+                /** @description Cursor: next_cursor of the previous page. */
+                starting_after?: string;
+                status?: "awaiting_address" | "queued" | "pending" | "broadcast" | "awaiting_payment" | "sent" | "failed";
+                /** @description With a dashboard token: only this mode. */
+                is_test?: "true" | "false";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RefundList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    getRefund: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refund"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    getRefundLink: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RefundLinkView"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    submitRefundAddress: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    address: string;
+                    /** Format: email */
+                    email?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RefundLinkView"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    exportRecords: {
+        parameters: {
+            query?: {
+                /** @description CSV with a header row, or JSON Lines (one object a line). */
+                format?: "csv" | "jsonl";
+                /** @description Created at or after (payments: of the payment; deposits: of their payment). */
+                from?: string;
+                /** @description Created before. */
+                to?: string;
+                /** @description Payments and refunds: only this status. */
+                status?: string;
+                chain?: string;
+                asset?: string;
+                /** @description The mode; an API key exports its own, a dashboard token must say. */
+                is_test?: "true" | "false";
+            };
+            header?: never;
+            path: {
+                /** @description What to export. */
+                kind: "payments" | "deposits" | "sweeps" | "refunds" | "events";
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description CSV with a header row (`format=csv`) or one JSON object a line (`format=jsonl`). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": string;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
+    getReport: {
+        parameters: {
+            query?: {
+                /** @description Start (inclusive); default 30 days before `to`. */
+                from?: string;
+                /** @description End (exclusive); default now. */
+                to?: string;
+                /** @description The mode; an API key reports on its own, a dashboard token must say. */
+                is_test?: "true" | "false";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Report"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["RateLimited"];
+        };
+    };
     simulatePayment: {
         parameters: {
             query?: never;
@@ -2471,6 +2984,7 @@ export interface operations {
                     overpayment_tolerance_amount?: string;
                     /** @description 60 to 604800 seconds. */
                     default_expires_in?: number;
+                    auto_refund_overpaid?: boolean;
                 };
             };
         };

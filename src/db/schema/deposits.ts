@@ -57,6 +57,13 @@ export const deposits = pgTable(
      * Cleared when a forward takes it; it is priced again now and then, so a later lower fee still sweeps it.
      */
     leftAsDustAt: timestamp('left_as_dust_at', { withTimezone: true, mode: 'date' }),
+    /**
+     * The refund sending from this deposit's address right now: the forwarder leaves the deposit alone until the
+     * refund is final or failed (a sweep and a refund from one address would race for its balance and nonce).
+     */
+    refundHoldId: text('refund_hold_id'),
+    /** Base units of this deposit that refunds sent back to the payer: the forwarder sweeps only the rest. */
+    refunded: numeric('refunded', { precision: 78, scale: 0 }).notNull().default('0'),
   },
   (table) => [
     uniqueIndex('deposits_transfer_key').on(table.chain, table.isTest, table.txHash, table.outputIndex),

@@ -18,6 +18,7 @@ export * from './payment-links.ts';
 export * from './payments.ts';
 export * from './payout-wallet-changes.ts';
 export * from './payout-wallets.ts';
+export * from './refunds.ts';
 export * from './sim-blocks.ts';
 export * from './sim-transfers.ts';
 export * from './webhook-attempts.ts';

@@ -1,4 +1,4 @@
-import { integer, jsonb, pgTable, text, timestamp } from 'drizzle-orm/pg-core';
+import { boolean, integer, jsonb, pgTable, text, timestamp } from 'drizzle-orm/pg-core';
 import { merchants } from './merchants.ts';
 
 /**
@@ -16,6 +16,8 @@ export const merchantSettings = pgTable('merchant_settings', {
   overpaymentToleranceAmount: text('overpayment_tolerance_amount').notNull().default('0'),
   /** Window of new payments that do not give `expires_in`, in seconds. */
   defaultWindowSeconds: integer('default_window_seconds').notNull(),
+  /** Overpaid excess is refunded on its own: a refund is created, and sent as soon as the payer gives an address. */
+  autoRefundOverpaid: boolean('auto_refund_overpaid').notNull().default(false),
   /** What the checkout shows of the merchant: a name, an accent colour (#rrggbb) and a support contact (all optional). */
   brandName: text('brand_name'),
   accentColor: text('accent_color'),

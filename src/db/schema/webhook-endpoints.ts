@@ -23,6 +23,8 @@ export const webhookEndpoints = pgTable(
     trippedAt: timestamp('tripped_at', { withTimezone: true, mode: 'date' }),
     /** While tripped: when the next single probe may be sent; the endpoint's other deliveries wait until then. */
     nextProbeAt: timestamp('next_probe_at', { withTimezone: true, mode: 'date' }),
+    /** When the merchant was mailed that this endpoint has been failing for an hour (once per trip of the breaker). */
+    failingNoticedAt: timestamp('failing_noticed_at', { withTimezone: true, mode: 'date' }),
     createdAt: timestamp('created_at', { withTimezone: true, mode: 'date' }).notNull(),
     updatedAt: timestamp('updated_at', { withTimezone: true, mode: 'date' }).notNull(),
     deletedAt: timestamp('deleted_at', { withTimezone: true, mode: 'date' }),

@@ -60,6 +60,50 @@ export interface BuiltForward {
   left?: string[];
 }
 
+/** What a refund transaction must do; built into a signed transaction before anything is broadcast. */
+export interface RefundIntent {
+  /** The refund's id: building the same intent twice gives the same transaction where the chain allows it. */
+  id: string;
+  asset: string;
+  /**
+   * Base units of `asset` taken from the sending address. A native-coin refund pays its network fee out of this
+   * (the payer receives amount − fee); a token refund pays the fee in the native coin (the gas wallet tops the
+   * address up, as for sweeps).
+   */
+  amount: bigint;
+  /** The payer's address, already checked with `validateAddress` and `checkRefundAddress`. */
+  to: string;
+  /**
+   * The deposit address that holds the funds, with its derivation index (the key is checked against it); null: the
+   * chain's refund wallet (`refundWallet`), after the funds were swept.
+   */
+  from: { address: string; derivationIndex: number } | null;
+}
+
+export interface BuiltRefund {
+  txHash: string;
+  /** The signed transaction, serialised like a forward's: `broadcast` and `forwardStatus` take it as they are. */
+  rawTx: string;
+  /** Base units of `asset` that reach the payer. */
+  sent: bigint;
+  /** Base units of the chain's native coin paid as the network fee. */
+  fee: bigint;
+}
+
+/**
+ * The signed outgoing transactions recorded outside the forwards table (refunds), by chain and mode: an adapter that
+ * manages nonces or re-sends what it signed (EVM) reads them beside the forwards.
+ */
+export interface OutgoingTransactions {
+  /** The raw transaction whose hash is `txHash`, or null. */
+  byHash(chain: string, isTest: boolean, txHash: string): Promise<string | null>;
+  /** Raw transactions not yet final (their nonces are taken). */
+  open(chain: string, isTest: boolean): Promise<string[]>;
+}
+
+/** Thrown by `buildRefund` when the refund cannot be sent as asked (worth less than its fee): never retried. */
+export class RefundRefused extends Error {}
+
 /** Where a deposit was seen: checked again just before it is credited. */
 export interface SeenDeposit {
   txHash: string;
@@ -224,6 +268,24 @@ export interface ChainAdapter {
   readiness?(): Promise<string | null>;
   /** The wallet that pays this chain's sweep fees, when the family has one; its balance read now. */
   feeWallet?(): Promise<FeeWallet | null>;
+  /**
+   * Refunds from a deposit address: builds and signs the transaction of `intent` (pure with respect to the chain:
+   * nothing is sent; `broadcast` and `forwardStatus` then handle it as they do a forward). A chain without it takes no
+   * refunds (the API refuses them with `refunds_unsupported`). Throws RefundRefused when it cannot be sent as asked.
+   */
+  buildRefund?(intent: RefundIntent): Promise<BuiltRefund>;
+  /**
+   * Whether refunds of swept payments can be sent from a wallet of the chain's own (`from: null`): the simulated chain
+   * pays them from its simulated wallet. Unset: they become payment requests the merchant pays.
+   */
+  readonly refundWallet?: boolean;
+  /** The network fee a refund of `asset` would pay now, in base units of the native coin, as shown before sending. */
+  refundFee?(asset: string): Promise<bigint>;
+  /**
+   * Whether the chain takes `address` as a refund's destination beyond its format (null) or why not (an EVM contract
+   * may reject or strand what it is sent). Optional: format checks (`validateAddress`) are enough.
+   */
+  checkRefundAddress?(address: string): Promise<string | null>;
 }
 
 /**

@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import type { Db } from '../../db/client.ts';
 import type { Clock } from '../../lib/clock.ts';
-import type { ChainAdapter, FeeWallet } from './adapter.ts';
+import type { ChainAdapter, FeeWallet, OutgoingTransactions } from './adapter.ts';
 import { createBitcoinAdapters } from './bitcoin/index.ts';
 import { type BitcoinSettings, testAddressSpelling as bitcoinTestSpelling } from './bitcoin/settings.ts';
 import { type ConfirmationsConfig, confirmationsFor } from './confirmations.ts';
@@ -73,6 +73,8 @@ export function createChainAdapters(deps: {
   /** Deposit keys for sweeps, each checked against its deposit address first. */
   signingKeys: DepositSigningKeys;
   logger?: Logger | undefined;
+  /** Signed refunds (the refunds module's), which adapters that track nonces read beside the forwards. */
+  outgoing?: OutgoingTransactions | undefined;
 }): ChainAdapters {
   const simulated = new Map<string, SimulatedChain>(
     chainIds.map((chain: ChainId) => [
@@ -102,6 +104,7 @@ export function createChainAdapters(deps: {
       deriver: deps.deriver,
       signingKeys: deps.signingKeys,
       logger: deps.logger,
+      outgoing: deps.outgoing,
     });
     for (const adapter of evmAdapters) (adapter.isTest ? testNetworks : live).set(adapter.chain, adapter);
   }

@@ -144,7 +144,8 @@ export function createForwarder(deps: ForwarderDeps) {
         amount: 0n,
         outputs: [],
       };
-      input.amount += BigInt(deposit.amount);
+      // What refunds sent back from the address is not there to sweep.
+      input.amount += BigInt(deposit.amount) - BigInt(deposit.refunded);
       input.outputs?.push({
         txHash: deposit.txHash,
         outputIndex: deposit.outputIndex,
@@ -301,7 +302,8 @@ export function createForwarder(deps: ForwarderDeps) {
         amount: 0n,
         outputs: [],
       };
-      input.amount += BigInt(deposit.amount);
+      // What refunds sent back from the address is not there to sweep.
+      input.amount += BigInt(deposit.amount) - BigInt(deposit.refunded);
       input.outputs?.push({
         txHash: deposit.txHash,
         outputIndex: deposit.outputIndex,

@@ -9,7 +9,7 @@ import type { ChainAdapters, SimulatedChain } from './families.ts';
 import { createForwarder, type ForwarderDeps, type ForwardRunResult } from './forwarder.ts';
 import { getChain } from './registry.ts';
 import { chainsRepo } from './repo.ts';
-import { createWatcher, type PollResult } from './watcher.ts';
+import { createWatcher, type OutsideWatch, type PollResult } from './watcher.ts';
 
 /** What an operator's metrics learn from each round of a chain's loop (only in the process that leads it). */
 export interface SettlementObserver {
@@ -32,6 +32,18 @@ export interface SettlementJobsDeps {
   elector?: LeaderElector;
   afterIntent?: ForwarderDeps['afterIntent'];
   observer?: SettlementObserver | undefined;
+  /**
+   * More work of each chain's loop, run by its leader after the forwarder (refunds): one task per adapter, made when
+   * the loop starts. `hasOpenWork` keeps a simulated chain making blocks while the task waits for confirmations.
+   */
+  chainTasks?: ReadonlyArray<(adapter: ChainAdapter) => ChainTask>;
+  /** Addresses the watchers also scan for (refunds the merchant pays): see WatcherDeps.outsideWatch. */
+  outsideWatch?: OutsideWatch;
+}
+
+interface ChainTask {
+  run(): Promise<unknown>;
+  hasOpenWork?(): Promise<boolean>;
 }
 
 export interface SettlementJobs {
@@ -89,6 +101,7 @@ export function createSettlementJobs(deps: SettlementJobsDeps): SettlementJobs {
       payments: deps.payments,
       lateWatchDays: deps.lateWatchDays,
       logger: log,
+      outsideWatch: deps.outsideWatch,
     });
     const forwarder = createForwarder({
       db,
@@ -99,6 +112,11 @@ export function createSettlementJobs(deps: SettlementJobsDeps): SettlementJobs {
       logger: log,
       afterIntent: deps.afterIntent,
     });
+    const tasks = (deps.chainTasks ?? []).map((make) => make(adapter));
+    const tasksBusy = async (): Promise<boolean> => {
+      for (const task of tasks) if ((await task.hasOpenWork?.()) === true) return true;
+      return false;
+    };
     const blockSeconds = getChain(adapter.chain)?.blockTimeSeconds ?? 10;
     // Read before every wait: an adapter may poll less often while its node pushes notifications (onActivity).
     const intervalMs = (): number =>
@@ -162,7 +180,8 @@ export function createSettlementJobs(deps: SettlementJobsDeps): SettlementJobs {
           if (isSimulated(adapter)) {
             busy =
               (await adapter.hasPendingTransfers()) ||
-              (await chainsRepo.hasOpenWork(db, adapter.chain, adapter.isTest));
+              (await chainsRepo.hasOpenWork(db, adapter.chain, adapter.isTest)) ||
+              (await tasksBusy());
             if (busy) {
               await adapter.produceBlock();
               await scan();
@@ -172,8 +191,16 @@ export function createSettlementJobs(deps: SettlementJobsDeps): SettlementJobs {
           }
           if (Date.now() - lastForward >= forwardEveryMs()) {
             lastForward = Date.now();
-            const result = await forwarder.run();
-            deps.observer?.forwarded({ chain: adapter.chain, isTest: adapter.isTest, result });
+            // One failing part (a sweep that cannot be built) must not hold up the others (refunds).
+            const failures: unknown[] = [];
+            try {
+              const result = await forwarder.run();
+              deps.observer?.forwarded({ chain: adapter.chain, isTest: adapter.isTest, result });
+            } catch (error) {
+              failures.push(error);
+            }
+            for (const task of tasks) await task.run().catch((error: unknown) => failures.push(error));
+            if (failures.length > 0) throw failures[0];
           }
         }
         failing.delete(name);

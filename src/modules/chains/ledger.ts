@@ -11,3 +11,21 @@ export const depositLedger: DepositLedger = {
   confirmationSummaries: chainsRepo.confirmationSummaries,
   cursorHeights: chainsRepo.cursorHeights,
 };
+
+/**
+ * What the chains module lets refunds do with deposits: hold a payment's unswept deposits while a refund sends from
+ * their address (the forwarder leaves them alone), and release them, recording what the refund took.
+ */
+export const refundLedger = {
+  holdDepositsForRefund: chainsRepo.holdDepositsForRefund,
+  releaseRefundHold: chainsRepo.releaseRefundHold,
+  cursorHeights: chainsRepo.cursorHeights,
+};
+export type RefundLedger = typeof refundLedger;
+
+/** What exports read of the chain side: deposits of a page of payments, and a merchant's sweeps. */
+export const exportLedger = {
+  depositsOfPayments: chainsRepo.depositsOfPayments,
+  forwardsPage: chainsRepo.forwardsPage,
+  sweepFeesByMonth: chainsRepo.sweepFeesByMonth,
+};

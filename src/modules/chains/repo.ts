@@ -253,6 +253,9 @@ export const chainsRepo = {
           eq(deposits.isTest, isTest),
           eq(deposits.state, 'final'),
           sql`${deposits.forwardId} is null`,
+          // Held by a refund sending from the address, or sent back whole: nothing for a sweep.
+          sql`${deposits.refundHoldId} is null`,
+          sql`${deposits.amount} > ${deposits.refunded}`,
           after === undefined
             ? undefined
             : sql`(${deposits.finalAt}, ${deposits.id}) > (${after.finalAt.toISOString()}::timestamptz, ${after.id})`,
@@ -280,6 +283,7 @@ export const chainsRepo = {
         and(
           inArray(deposits.id, depositIds),
           sql`${deposits.forwardId} is null`,
+          sql`${deposits.refundHoldId} is null`,
           eq(deposits.state, 'final'),
         ),
       )
@@ -291,7 +295,7 @@ export const chainsRepo = {
   async forwardShares(tx: Db, forwardId: string): Promise<Array<{ paymentId: string; amount: bigint }>> {
     const rows = await queryRows<{ payment_id: string; amount: string }>(
       tx,
-      sql`select payment_id, sum(amount) as amount from deposits where forward_id = ${forwardId}
+      sql`select payment_id, sum(amount - refunded) as amount from deposits where forward_id = ${forwardId}
           group by payment_id order by payment_id`,
     );
     return rows.map((row) => ({ paymentId: row.payment_id, amount: BigInt(row.amount) }));
@@ -306,6 +310,138 @@ export const chainsRepo = {
                                                  and state in ('intent', 'broadcast')) as busy`,
     );
     return row?.busy === true;
+  },
+
+  // ---- exports ----
+
+  /** The deposits of these payments, by payment then time (exports read them a page of payments at a time). */
+  async depositsOfPayments(db: Db, paymentIds: string[]): Promise<DepositRow[]> {
+    if (paymentIds.length === 0) return [];
+    return db
+      .select()
+      .from(deposits)
+      .where(sql`${deposits.paymentId} = any(${pgArray(paymentIds)}::uuid[])`)
+      .orderBy(asc(deposits.paymentId), asc(deposits.seenAt), asc(deposits.outputIndex));
+  },
+
+  /** A keyset page of a merchant's sweeps of one mode, oldest first, created in [from, to). */
+  async forwardsPage(
+    db: Db,
+    filter: {
+      merchantId: string;
+      isTest: boolean;
+      from?: Date | undefined;
+      to?: Date | undefined;
+      chain?: string | undefined;
+      asset?: string | undefined;
+    },
+    limit: number,
+    after: { createdAt: Date; id: string } | undefined,
+  ): Promise<ForwardRow[]> {
+    return db
+      .select()
+      .from(forwards)
+      .where(
+        and(
+          eq(forwards.merchantId, filter.merchantId),
+          eq(forwards.isTest, filter.isTest),
+          filter.from === undefined
+            ? undefined
+            : sql`${forwards.createdAt} >= ${filter.from.toISOString()}::timestamptz`,
+          filter.to === undefined
+            ? undefined
+            : sql`${forwards.createdAt} < ${filter.to.toISOString()}::timestamptz`,
+          filter.chain === undefined ? undefined : eq(forwards.chain, filter.chain),
+          filter.asset === undefined ? undefined : eq(forwards.asset, filter.asset),
+          after === undefined
+            ? undefined
+            : sql`(${forwards.createdAt}, ${forwards.id}) > (${after.createdAt.toISOString()}::timestamptz, ${after.id})`,
+        ),
+      )
+      .orderBy(asc(forwards.createdAt), asc(forwards.id))
+      .limit(limit);
+  },
+
+  /** Reports: a merchant's final sweeps of one mode per UTC month and chain, with their network fees (native units). */
+  async sweepFeesByMonth(
+    db: Db,
+    filter: { merchantId: string; isTest: boolean; from: Date; to: Date },
+  ): Promise<Array<{ month: string; chain: string; sweeps: number; fee: string }>> {
+    const rows = await queryRows<{ month: string; chain: string; sweeps: string | number; fee: string }>(
+      db,
+      sql`select to_char(date_trunc('month', final_at at time zone 'UTC'), 'YYYY-MM') as month, chain,
+                 count(*) as sweeps, coalesce(sum(fee), 0) as fee
+          from forwards
+          where merchant_id = ${filter.merchantId} and is_test = ${filter.isTest} and state = 'final'
+            and final_at >= ${filter.from.toISOString()}::timestamptz and final_at < ${filter.to.toISOString()}::timestamptz
+          group by 1, 2 order by 1, 2`,
+    );
+    return rows.map((row) => ({
+      month: row.month,
+      chain: row.chain,
+      sweeps: Number(row.sweeps),
+      fee: String(row.fee),
+    }));
+  },
+
+  // ---- refunds sent from deposit addresses ----
+
+  /**
+   * Holds the unswept final deposits of a payment for the refund `refundId` (inside `tx`, with the payment locked), if
+   * those in `asset` still hold `amount` base units beyond what earlier refunds took: returns how much each gives
+   * (oldest first), or null when they do not (swept, or never enough). Held deposits are left alone by the forwarder
+   * until `releaseRefundHold`: one address never sends a sweep and a refund at once.
+   */
+  async holdDepositsForRefund(
+    tx: Db,
+    paymentId: string,
+    asset: string,
+    refundId: string,
+    amount: bigint,
+  ): Promise<Array<{ depositId: string; amount: string }> | null> {
+    const rows = await queryRows<{ id: string; asset: string; available: string }>(
+      tx,
+      sql`select id, asset, amount - refunded as available from deposits
+          where payment_id = ${paymentId} and state = 'final' and forward_id is null and refund_hold_id is null
+            and amount > refunded
+          order by final_at, id
+          for update`,
+    );
+    let rest = amount;
+    const allocations: Array<{ depositId: string; amount: string }> = [];
+    for (const row of rows) {
+      if (rest === 0n || row.asset !== asset) continue;
+      const available = BigInt(row.available);
+      const take = available < rest ? available : rest;
+      allocations.push({ depositId: row.id, amount: take.toString() });
+      rest -= take;
+    }
+    if (rest > 0n) return null;
+    await tx.execute(
+      sql`update deposits set refund_hold_id = ${refundId}
+          where id = any(${pgArray(rows.map((row) => row.id))}::text[])`,
+    );
+    return allocations;
+  },
+
+  /**
+   * Ends a refund's hold on its deposits; `spent` (a refund that was sent): what it took from each, which the
+   * forwarder no longer sweeps.
+   */
+  async releaseRefundHold(
+    tx: Db,
+    refundId: string,
+    spent: ReadonlyArray<{ depositId: string; amount: string }> | null,
+  ): Promise<void> {
+    if (spent !== null && spent.length > 0) {
+      await tx.execute(
+        sql`update deposits d set refunded = d.refunded + v.amount
+            from unnest(${pgArray(spent.map((s) => s.depositId))}::text[],
+                        ${pgArray(spent.map((s) => s.amount))}::numeric[]) as v(id, amount)
+            where d.id = v.id and d.refund_hold_id = ${refundId}`,
+      );
+    }
+    await tx.execute(sql`update deposits set refund_hold_id = null where refund_hold_id = ${refundId}`);
   },
 
   // ---- cursors and recent blocks ----

@@ -20,6 +20,23 @@ export interface WatcherDeps {
   maxBlocksPerPoll?: number;
   /** How often the watched set is rebuilt from scratch (dropping payments no longer watched). */
   fullReloadMs?: number;
+  /**
+   * Addresses watched for someone else than payments (a refund the merchant pays from their own wallet): read before
+   * each poll; the transfers to them found in a run of blocks are handed over inside that run's transaction.
+   */
+  outsideWatch?: OutsideWatch | undefined;
+}
+
+export interface OutsideWatch {
+  /** The addresses to watch now, as the chain spells them. */
+  addresses(chain: string, isTest: boolean): Promise<string[]>;
+  /** Transfers to those addresses in `blocks` (each with its block), inside the transaction that records them. */
+  found(
+    tx: Db,
+    chain: string,
+    isTest: boolean,
+    transfers: Array<Transfer & { block: BlockRef }>,
+  ): Promise<void>;
 }
 
 export interface PollResult {
@@ -138,6 +155,8 @@ export function createWatcher(deps: WatcherDeps) {
         revertedAt: null,
         mempoolSeenAt: null,
         leftAsDustAt: null,
+        refundHoldId: null,
+        refunded: '0',
       });
     }
     return rows;
@@ -177,7 +196,12 @@ export function createWatcher(deps: WatcherDeps) {
   }
 
   /** Records a run of consecutive blocks, their deposits, the cursor, finality and state changes: one transaction. */
-  async function commit(blocks: BlockRef[], rows: DepositRow[], now: Date) {
+  async function commit(
+    blocks: BlockRef[],
+    rows: DepositRow[],
+    now: Date,
+    outside: Array<Transfer & { block: BlockRef }> = [],
+  ) {
     const last = blocks.at(-1);
     if (last === undefined) throw new Error('commit without blocks');
     const finalUpTo = last.number - adapter.requiredConfirmations + 1;
@@ -193,6 +217,7 @@ export function createWatcher(deps: WatcherDeps) {
         blockTime: last.timestamp,
         updatedAt: now,
       });
+      if (outside.length > 0) await deps.outsideWatch?.found(tx, chain, isTest, outside);
       const finalized = await repo.finalizeDeposits(tx, chain, isTest, finalUpTo, now, withheld);
       const settled = await deps.payments.settle(tx, [...touched, ...finalized], now);
       return { deposits: touched.length, ...settled };
@@ -293,6 +318,12 @@ export function createWatcher(deps: WatcherDeps) {
       // payment paid in it (its address was handed out, so its row was committed, before the payer could pay) is in.
       const head = await adapter.head();
       await refresh(clock.now().getTime());
+      const outsideKeys = new Set(
+        ((await deps.outsideWatch?.addresses(chain, isTest)) ?? []).map((address) =>
+          adapter.addressKey(address),
+        ),
+      );
+      const scanned = outsideKeys.size === 0 ? watchedKeys : new Set([...watchedKeys, ...outsideKeys]);
       if (head === null) return result;
       result.head = head.number;
       let cursor = await repo.cursor(db, chain, isTest);
@@ -328,10 +359,15 @@ export function createWatcher(deps: WatcherDeps) {
         if (blocks.length === 0) break;
         const now = clock.now();
         const rows: DepositRow[] = [];
+        const outside: Array<Transfer & { block: BlockRef }> = [];
         for (const block of blocks) {
-          rows.push(...depositRows(block, await adapter.transfers(block, watchedKeys), now));
+          const transfers = await adapter.transfers(block, scanned);
+          rows.push(...depositRows(block, transfers, now));
+          for (const transfer of transfers) {
+            if (outsideKeys.has(adapter.addressKey(transfer.to))) outside.push({ ...transfer, block });
+          }
         }
-        const committed = await commit(blocks, rows, now);
+        const committed = await commit(blocks, rows, now, outside);
         result.blocks += blocks.length;
         result.deposits += committed.deposits;
         result.transitions += committed.transitions;

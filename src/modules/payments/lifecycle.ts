@@ -100,6 +100,16 @@ export function createPaymentLifecycle(deps: PaymentLifecycleDeps) {
   return {
     settle,
 
+    /**
+     * Locks one payment inside `tx` (as settlement does, so a refund and a state change never interleave) and returns
+     * it as it is now: refunds check what it received against what they take while holding this lock.
+     */
+    async lockForRefund(tx: Db, id: string): Promise<PaymentRow | undefined> {
+      const [row] = await repo.lockForSettlement(tx, [id]);
+      // A payment without its chain yet has received nothing: there is nothing to refund.
+      return row !== undefined && isPicked(row) ? row : undefined;
+    },
+
     /** A payment's tolerances in base units of its asset: allowed shortfall and excess. */
     async tolerancesOf(row: PaymentRow): Promise<{ under: bigint; over: bigint }> {
       const tolerances = (await deps.settings.tolerancesFor(db, [row.merchantId])).get(row.merchantId);

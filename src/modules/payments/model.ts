@@ -8,7 +8,7 @@ import { toleranceUnits } from './state-machine.ts';
 /** Pure helpers over a stored payment that the create, views and lifecycle parts share. */
 
 /** Base units of `asset` worth `amount` of the payment's currency at its locked rate, rounded down. */
-function currencyToBaseUnits(amount: string, rate: string, decimals: number): bigint {
+export function currencyToBaseUnits(amount: string, rate: string, decimals: number): bigint {
   const a = ratioFromDecimal(amount);
   const r = ratioFromDecimal(rate);
   if (a.num === 0n || r.num === 0n) return 0n;

@@ -55,6 +55,17 @@ function pickedOnly(rows: StoredPaymentRow[]): PaymentRow[] {
 }
 export type IdempotencyRow = typeof idempotencyKeys.$inferSelect;
 
+/** What an export of payments (and of what belongs to them) selects. */
+export interface ExportFilter {
+  merchantId: string;
+  isTest: boolean;
+  from?: Date | undefined;
+  to?: Date | undefined;
+  status?: string | undefined;
+  chain?: string | undefined;
+  asset?: string | undefined;
+}
+
 export interface PaymentFilter {
   merchantId: string;
   isTest: boolean | undefined;
@@ -459,6 +470,117 @@ export function createPaymentsRepo(db: Db) {
         .orderBy(asc(payments.expiresAt))
         .limit(1);
       return row?.expiresAt ?? null;
+    },
+
+    /**
+     * A keyset page of a merchant's payments of one mode for exports, oldest first (ids are UUIDv7: by creation time),
+     * after `afterId`, filtered by creation time, status, chain and asset.
+     */
+    async exportPage(
+      filter: ExportFilter,
+      limit: number,
+      afterId: string | undefined,
+    ): Promise<StoredPaymentRow[]> {
+      return db
+        .select()
+        .from(payments)
+        .where(
+          and(
+            eq(payments.merchantId, filter.merchantId),
+            eq(payments.isTest, filter.isTest),
+            afterId === undefined ? undefined : gt(payments.id, afterId),
+            filter.from === undefined ? undefined : gte(payments.createdAt, filter.from),
+            filter.to === undefined ? undefined : lt(payments.createdAt, filter.to),
+            filter.status === undefined ? undefined : eq(payments.status, filter.status),
+            filter.chain === undefined ? undefined : eq(payments.chain, filter.chain),
+            filter.asset === undefined ? undefined : eq(payments.asset, filter.asset),
+          ),
+        )
+        .orderBy(asc(payments.id))
+        .limit(limit);
+    },
+
+    /**
+     * Report figures of a merchant's payments of one mode created in [from, to): per UTC day, chain and asset, the
+     * payments created, those paid (completed or overpaid) and what those received; base units as strings.
+     */
+    async reportDaily(filter: {
+      merchantId: string;
+      isTest: boolean;
+      from: Date;
+      to: Date;
+    }): Promise<
+      Array<{ day: string; chain: string; asset: string; created: number; paid: number; received: string }>
+    > {
+      const rows = await queryRows<{
+        day: string;
+        chain: string;
+        asset: string;
+        created: string | number;
+        paid: string | number;
+        received: string;
+      }>(
+        db,
+        sql`select to_char(date_trunc('day', created_at at time zone 'UTC'), 'YYYY-MM-DD') as day, chain, asset,
+                   count(*) as created,
+                   count(*) filter (where status in ('completed', 'overpaid')) as paid,
+                   coalesce(sum(received_base_units) filter (where status in ('completed', 'overpaid')), 0) as received
+            from payments
+            where merchant_id = ${filter.merchantId} and is_test = ${filter.isTest}
+              and created_at >= ${filter.from.toISOString()}::timestamptz
+              and created_at < ${filter.to.toISOString()}::timestamptz
+            group by 1, 2, 3 order by 1, 2, 3`,
+      );
+      return rows.map((row) => ({
+        day: row.day,
+        chain: row.chain,
+        asset: row.asset,
+        created: Number(row.created),
+        paid: Number(row.paid),
+        received: String(row.received),
+      }));
+    },
+
+    /** Overpaid payments of a chain and mode last changed at or after `since` (auto-refunds of the excess look at them). */
+    async overpaidSince(chain: string, isTest: boolean, since: Date, limit: number): Promise<PaymentRow[]> {
+      return pickedOnly(
+        await db
+          .select()
+          .from(payments)
+          .where(
+            and(
+              eq(payments.status, 'overpaid'),
+              eq(payments.chain, chain),
+              eq(payments.isTest, isTest),
+              gte(payments.updatedAt, since),
+            ),
+          )
+          .orderBy(asc(payments.updatedAt))
+          .limit(limit),
+      );
+    },
+
+    /** Paid payments (completed, overpaid) created in [from, to): id and creation time, for timing their confirmation. */
+    async paidCreationTimes(
+      filter: { merchantId: string; isTest: boolean; from: Date; to: Date },
+      limit: number,
+      afterId: string | undefined,
+    ): Promise<Array<{ id: string; createdAt: Date }>> {
+      return db
+        .select({ id: payments.id, createdAt: payments.createdAt })
+        .from(payments)
+        .where(
+          and(
+            eq(payments.merchantId, filter.merchantId),
+            eq(payments.isTest, filter.isTest),
+            inArray(payments.status, ['completed', 'overpaid']),
+            gte(payments.createdAt, filter.from),
+            lt(payments.createdAt, filter.to),
+            afterId === undefined ? undefined : gt(payments.id, afterId),
+          ),
+        )
+        .orderBy(asc(payments.id))
+        .limit(limit);
     },
 
     /** Marks a test payment as simulated from its checkout, unless it already was: true when this call marked it. */

@@ -1,9 +1,8 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { z } from 'zod';
 import { principalOf } from '../../http/auth.ts';
 import type { RouteContext } from '../../http/context.ts';
+import { idempotencyHeadersSchema, idempotencyKeyOf } from '../../http/idempotency.ts';
 import { compiledSerializer } from '../../http/serializers.ts';
-import { AppError } from '../../lib/errors.ts';
 import {
   checkoutParamsSchema,
   checkoutSelectSchema,
@@ -16,14 +15,9 @@ import {
   paymentSchema,
 } from './schemas.ts';
 
-const idempotencyKeyPattern = /^[\x21-\x7e]{1,255}$/;
-
-const createHeadersSchema = z.object({
-  'idempotency-key': z
-    .string()
-    .optional()
-    .describe('Retry-safe creation: the same key and body return the first response; another body is a 409.'),
-});
+const createHeadersSchema = idempotencyHeadersSchema(
+  'Retry-safe creation: the same key and body return the first response; another body is a 409.',
+);
 
 export function paymentsRoutes({ services, requireAuth }: RouteContext): FastifyPluginAsyncZod {
   return async (app) => {
@@ -46,16 +40,7 @@ export function paymentsRoutes({ services, requireAuth }: RouteContext): Fastify
         },
       },
       async (request, reply) => {
-        const key = request.headers['idempotency-key'];
-        if (key !== undefined && !idempotencyKeyPattern.test(key)) {
-          throw new AppError(
-            'parameter_invalid',
-            'Idempotency-Key must be 1 to 255 printable ASCII characters.',
-            {
-              param: 'Idempotency-Key',
-            },
-          );
-        }
+        const key = idempotencyKeyOf(request.headers['idempotency-key']);
         const result = await services.payments.create(principalOf(request), request.body, key);
         // Both through the route's compiled serializer: a replayed body (stored as JSON) comes out in the schema's order.
         if (result.replayed) reply.header('idempotent-replayed', 'true');

@@ -12,6 +12,7 @@ import { createPaymentViews, type PaymentViewsDeps } from './views.ts';
 
 export type { RateProvider } from './pricing.ts';
 export type { PaymentRow } from './repo.ts';
+export { isPicked } from './repo.ts';
 
 /** Everything the parts need: each part takes its own slice. */
 export type PaymentsDeps = Omit<PaymentCreationDeps, 'toView' | 'addresses' | 'pricing'> &

@@ -11,7 +11,13 @@ import type { EventsService } from '../webhooks/events/service.ts';
 import { createConfirmationCounter, type DepositLedger } from './deposit-facts.ts';
 import { amounts } from './model.ts';
 import type { Pricing } from './pricing.ts';
-import { isPicked, type PaymentRow, type PaymentsRepo, type StoredPaymentRow } from './repo.ts';
+import {
+  type ExportFilter,
+  isPicked,
+  type PaymentRow,
+  type PaymentsRepo,
+  type StoredPaymentRow,
+} from './repo.ts';
 import {
   type CheckoutView,
   checkoutLocales,
@@ -350,6 +356,22 @@ export function createPaymentViews(deps: PaymentViewsDeps) {
       };
     },
 
+    /** A keyset page of a merchant's payments for exports, oldest first (see the repo's exportPage). */
+    exportPage: (filter: ExportFilter, limit: number, afterId: string | undefined) =>
+      repo.exportPage(filter, limit, afterId),
+
+    /** Reports: per day, chain and asset, payments created and paid and what they received (see the repo). */
+    reportDaily: (filter: { merchantId: string; isTest: boolean; from: Date; to: Date }) =>
+      repo.reportDaily(filter),
+    /** Overpaid payments of a chain and mode changed since `since` (auto-refunds of the excess). */
+    overpaidSince: (chain: string, isTest: boolean, since: Date, limit: number) =>
+      repo.overpaidSince(chain, isTest, since, limit),
+    /** Reports: a page of paid payments' creation times. */
+    paidCreationTimes: (
+      filter: { merchantId: string; isTest: boolean; from: Date; to: Date },
+      limit: number,
+      afterId: string | undefined,
+    ) => repo.paidCreationTimes(filter, limit, afterId),
     /**
      * The public receipt of a paid payment: its checkout view and its final deposits, each with its explorer link
      * (none on the simulated chain). Undefined while the payment is not completed or overpaid.

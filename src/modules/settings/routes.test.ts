@@ -272,6 +272,7 @@ describe('merchant settings', () => {
       overpayment_tolerance_percent: '0',
       overpayment_tolerance_amount: '0',
       default_expires_in: 1800,
+      auto_refund_overpaid: false,
       updated_at: null,
       brand_name: null,
       accent_color: null,

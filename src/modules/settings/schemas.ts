@@ -65,6 +65,12 @@ export const merchantSettingsSchema = z
       .number()
       .int()
       .describe('Window, in seconds, of payments created without `expires_in`.'),
+    auto_refund_overpaid: z
+      .boolean()
+      .describe(
+        'Overpaid excess is refunded on its own: a refund of received − expected is created when a payment is ' +
+          'overpaid, and sent as soon as the payer gives an address on its refund link.',
+      ),
     updated_at: z.iso.datetime().nullable(),
   })
   .describe(
@@ -98,6 +104,7 @@ export const patchMerchantSettingsSchema = z.strictObject({
     .max(7 * 24 * 3600)
     .optional()
     .describe('60 to 604800 seconds.'),
+  auto_refund_overpaid: z.boolean().optional(),
 });
 export type PatchMerchantSettings = z.infer<typeof patchMerchantSettingsSchema>;
 

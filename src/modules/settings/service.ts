@@ -13,6 +13,7 @@ import {
 import type { AccountsService } from '../accounts/service.ts';
 import { validateAddress } from '../chains/addresses.ts';
 import { getAsset, getChain } from '../chains/registry.ts';
+import type { Notices } from '../notices/service.ts';
 import type { Principal } from '../tenancy/caller.ts';
 import { modeForWrite } from '../tenancy/scope.ts';
 import type { EventsService } from '../webhooks/events/service.ts';
@@ -60,6 +61,8 @@ export interface SettingsDeps {
   events: Pick<EventsService, 'recordPayoutWalletEvent'>;
   /** Names the account that made a change in its audit trail. */
   accounts: Pick<AccountsService, 'getMerchant'>;
+  /** Mails the merchant about a change of payout wallets, once it has committed (notices; optional). */
+  notifyPayoutWalletChange?: Notices['payoutWalletChanged'] | undefined;
 }
 
 /** How recently the password must have been entered for a session to change where funds go. */
@@ -239,7 +242,14 @@ function checkOptions(options: string[] | null): string[] | null {
   return [...out];
 }
 
-export function createSettingsService({ db, repo, clock, events, accounts }: SettingsDeps) {
+export function createSettingsService({
+  db,
+  repo,
+  clock,
+  events,
+  accounts,
+  notifyPayoutWalletChange,
+}: SettingsDeps) {
   const brandingCache = new Map<string, { branding: Branding | null; until: number }>();
   const windowCache = new Map<string, { seconds: number; until: number }>();
   /**
@@ -264,6 +274,7 @@ export function createSettingsService({ db, repo, clock, events, accounts }: Set
       overpayment_tolerance_percent: row?.overpaymentTolerancePercent ?? '0',
       overpayment_tolerance_amount: row?.overpaymentToleranceAmount ?? '0',
       default_expires_in: row?.defaultWindowSeconds ?? DEFAULT_WINDOW_SECONDS,
+      auto_refund_overpaid: row?.autoRefundOverpaid ?? false,
       updated_at: row?.updatedAt.toISOString() ?? null,
     };
   }
@@ -343,6 +354,7 @@ export function createSettingsService({ db, repo, clock, events, accounts }: Set
         overpaymentTolerancePercent: next.overpayment_tolerance_percent,
         overpaymentToleranceAmount: next.overpayment_tolerance_amount,
         defaultWindowSeconds: next.default_expires_in,
+        autoRefundOverpaid: patch.auto_refund_overpaid ?? next.auto_refund_overpaid,
         brandName: next.brand_name,
         accentColor: next.accent_color,
         supportEmail: next.support_email,
@@ -460,7 +472,7 @@ export function createSettingsService({ db, repo, clock, events, accounts }: Set
         };
       });
       const actor = (await accounts.getMerchant(principal.merchantId)).email;
-      await db.transaction(async (tx) => {
+      const made = await db.transaction(async (tx) => {
         await repo.lockWallets(tx, principal.merchantId);
         const before = new Map(
           (await repo.listWallets(tx, principal.merchantId, mode)).map((row) => [row.chain, row.address]),
@@ -475,7 +487,7 @@ export function createSettingsService({ db, repo, clock, events, accounts }: Set
           }))
           .filter((change) => change.old_address !== change.new_address);
         await repo.replaceWallets(tx, principal.merchantId, mode, rows);
-        if (changes.length === 0) return;
+        if (changes.length === 0) return changes;
         await repo.insertChanges(
           tx,
           changes.map((change) => ({
@@ -497,6 +509,13 @@ export function createSettingsService({ db, repo, clock, events, accounts }: Set
           changedBy: actor,
           occurredAt: now,
         });
+        return changes;
+      });
+      await notifyPayoutWalletChange?.(principal.merchantId, {
+        isTest: mode,
+        changedBy: actor,
+        ip: origin.ip,
+        changes: made,
       });
       return Object.fromEntries(
         rows.sort((a, b) => (a.chain < b.chain ? -1 : 1)).map((row) => [row.chain, row.address]),
@@ -546,6 +565,11 @@ export function createSettingsService({ db, repo, clock, events, accounts }: Set
      * The window of a merchant's new payments without `expires_in`. Reused for a second in this process (a change
      * made through another process applies within that second; one made here, at once).
      */
+    /** Whether the merchant refunds overpaid excess on its own (`auto_refund_overpaid`). */
+    async autoRefundsOverpaid(merchantId: string): Promise<boolean> {
+      return (await settingsRow(merchantId))?.autoRefundOverpaid ?? false;
+    },
+
     async defaultWindowSeconds(merchantId: string): Promise<number> {
       const cached = windowCache.get(merchantId);
       if (cached !== undefined && cached.until > Date.now()) return cached.seconds;

@@ -2,7 +2,7 @@ import type { Logger } from 'pino';
 import type { Hex } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import type { Db } from '../../../db/client.ts';
-import type { ChainAdapter, SeenDeposit } from '../adapter.ts';
+import type { ChainAdapter, OutgoingTransactions, SeenDeposit } from '../adapter.ts';
 import { type AddressDeriver, MAX_DERIVATION_INDEX } from '../derivation.ts';
 import type { DepositSigningKeys } from '../derivation-check.ts';
 import { type ChainId, getChain, networkOf } from '../registry.ts';
@@ -67,13 +67,26 @@ export interface EvmAdapterDeps {
   signingKeys: DepositSigningKeys;
   logger: Logger;
   rpc?: EvmRpc;
+  /** Signed refunds, beside the forwards: their nonces are taken and they are re-sent like sweeps. */
+  outgoing?: OutgoingTransactions | undefined;
 }
 
-function bundleStoreOf(db: Db | undefined, chain: ChainId, isTest: boolean): BundleStore {
+function bundleStoreOf(
+  db: Db | undefined,
+  chain: ChainId,
+  isTest: boolean,
+  outgoing: OutgoingTransactions | undefined,
+): BundleStore {
   if (db === undefined) throw new Error('createEvmAdapter needs `db` or `bundles`');
   return {
-    byHash: (txHash) => evmRepo.bundleByHash(db, chain, isTest, txHash),
-    open: () => evmRepo.openBundles(db, chain, isTest),
+    byHash: async (txHash) =>
+      (await evmRepo.bundleByHash(db, chain, isTest, txHash)) ??
+      (await outgoing?.byHash(chain, isTest, txHash)) ??
+      null,
+    open: async () => [
+      ...(await evmRepo.openBundles(db, chain, isTest)),
+      ...((await outgoing?.open(chain, isTest)) ?? []),
+    ],
   };
 }
 
@@ -116,7 +129,7 @@ export function createEvmAdapter(deps: EvmAdapterDeps): EvmAdapter {
     isTest,
     settings,
     expectedChainId,
-    bundles: deps.bundles ?? bundleStoreOf(deps.db, chainId, isTest),
+    bundles: deps.bundles ?? bundleStoreOf(deps.db, chainId, isTest, deps.outgoing),
     signingKeys: deps.signingKeys,
     gasKey,
     logger,
@@ -140,6 +153,9 @@ export function createEvmAdapter(deps: EvmAdapterDeps): EvmAdapter {
     buildForward: sweeper.buildForward,
     broadcast: sweeper.broadcast,
     forwardStatus: sweeper.forwardStatus,
+    buildRefund: sweeper.buildRefund,
+    refundFee: sweeper.refundFee,
+    checkRefundAddress: sweeper.checkRefundAddress,
     readiness: node.readiness,
     finalizedBlock: node.finalizedBlock,
     dust: sweeper.dust,

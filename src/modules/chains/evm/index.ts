@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import { pino } from 'pino';
 import type { Db } from '../../../db/client.ts';
+import type { OutgoingTransactions } from '../adapter.ts';
 import type { AddressDeriver } from '../derivation.ts';
 import type { DepositSigningKeys } from '../derivation-check.ts';
 import { liveNodeWithoutSeed } from '../node-env.ts';
@@ -26,6 +27,7 @@ export function createEvmAdapters(deps: {
   deriver: AddressDeriver;
   signingKeys: DepositSigningKeys;
   logger?: Logger | undefined;
+  outgoing?: OutgoingTransactions | undefined;
 }): EvmAdapter[] {
   const { config } = deps;
   if (config.evm.chains.length === 0) return [];
@@ -45,6 +47,7 @@ export function createEvmAdapters(deps: {
         deriver,
         signingKeys: deps.signingKeys,
         logger,
+        outgoing: deps.outgoing,
       }),
     );
   }

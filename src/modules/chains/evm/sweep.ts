@@ -1,7 +1,14 @@
 import type { Logger } from 'pino';
 import { encodeFunctionData, type Hex, keccak256, parseAbi } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
-import type { BuiltForward, ForwardIntent, ForwardStatus } from '../adapter.ts';
+import {
+  type BuiltForward,
+  type BuiltRefund,
+  type ForwardIntent,
+  type ForwardStatus,
+  type RefundIntent,
+  RefundRefused,
+} from '../adapter.ts';
 import type { DepositSigningKeys } from '../derivation-check.ts';
 import { type ChainId, type ChainInfo, contractOf, getAsset } from '../registry.ts';
 import { type EvmNode, hex } from './node.ts';
@@ -201,7 +208,151 @@ export function createEvmSweeper(deps: {
     );
   };
 
+  async function openBundles(): Promise<Bundle[]> {
+    return (await bundles.open()).flatMap((raw) => {
+      try {
+        return [parseBundle(raw)];
+      } catch {
+        return [];
+      }
+    });
+  }
+
+  /**
+   * A token transfer from a deposit address, with the gas wallet's top-up first when the address is short of gas
+   * (as token sweeps do): the transactions, the fee they pay in ether, and what the top-up takes from the gas wallet.
+   */
+  async function tokenTransfer(
+    input: { address: string; derivationIndex: number },
+    contract: Hex,
+    to: string,
+    value: bigint,
+    fee: { tip: bigint; maxFee: bigint },
+    taken: Map<string, number>,
+    open: Bundle[],
+  ): Promise<{ txs: BundleTx[]; fee: bigint; topUp: bigint }> {
+    const { tip, maxFee } = fee;
+    const data = encodeFunctionData({ abi: erc20, functionName: 'transfer', args: [to as Hex, value] });
+    let gas: bigint;
+    try {
+      gas = BigInt(
+        await rpc.request<string>('eth_estimateGas', [{ from: input.address, to: contract, data }]),
+      );
+    } catch {
+      gas = 100_000n;
+    }
+    gas = (gas * 12n) / 10n;
+    const l1 = await l1DataFee(
+      (await sign(depositKey(input), { to: contract, value: 0n, gas, nonce: 0, maxFee, tip, data })).raw,
+    );
+    const need = gas * maxFee + 2n * l1;
+    const ethBalance = BigInt(await rpc.request<string>('eth_getBalance', [input.address, 'latest']));
+    const txs: BundleTx[] = [];
+    let paid = need;
+    let topUp = 0n;
+    let fundedBy: Hex | undefined;
+    if (ethBalance < need) {
+      const topUpNonce = await nonceFor(gasAccount.address, taken, open);
+      const signedTopUp = await sign(gasKey, {
+        to: input.address,
+        value: need - ethBalance,
+        gas: 21_000n,
+        nonce: topUpNonce,
+        maxFee,
+        tip,
+      });
+      txs.push({ ...signedTopUp, nonce: topUpNonce });
+      fundedBy = signedTopUp.hash;
+      paid += 21_000n * maxFee;
+      topUp = need - ethBalance + 21_000n * maxFee;
+    }
+    const nonce = await nonceFor(input.address, taken, open);
+    const signed = await sign(depositKey(input), { to: contract, value: 0n, gas, nonce, maxFee, tip, data });
+    txs.push({ ...signed, nonce, ...(fundedBy === undefined ? {} : { fundedBy }) });
+    return { txs, fee: paid, topUp };
+  }
+
   return {
+    /**
+     * A refund from a deposit address: ether less its exact fee (gas × max fee, the priority fee equal to the max fee,
+     * as native sweeps), or the token amount with the gas wallet's top-up when the address is short of gas.
+     */
+    async buildRefund(intent: RefundIntent): Promise<BuiltRefund> {
+      await ensureStarted();
+      const asset = getAsset(info, intent.asset);
+      if (asset === undefined) throw new Error(`${chainId} has no asset ${intent.asset}`);
+      if (intent.from === null) throw new Error(`${chainId}: refunds are sent from deposit addresses only`);
+      const from = intent.from;
+      const { tip, maxFee } = await fees();
+      const open = await openBundles();
+      const taken = new Map<string, number>();
+      let built: { txs: BundleTx[]; sent: bigint; fee: bigint };
+      if (asset.isNative) {
+        const balance = BigInt(await rpc.request<string>('eth_getBalance', [from.address, 'latest']));
+        if (balance < intent.amount) {
+          throw new Error(
+            `deposit address ${from.address} holds ${balance} wei, the refund needs ${intent.amount}`,
+          );
+        }
+        const gas = 21_000n;
+        const cost = gas * maxFee;
+        const draft = { to: intent.to, value: intent.amount - cost, gas, nonce: 0, maxFee, tip: maxFee };
+        const l1 = draft.value > 0n ? await l1DataFee((await sign(depositKey(from), draft)).raw) : 0n;
+        const sent = intent.amount - cost - 2n * l1;
+        if (sent <= 0n) {
+          throw new RefundRefused(
+            `the refund (${intent.amount} wei) is not worth its network fee (${cost + 2n * l1} wei)`,
+          );
+        }
+        const nonce = await nonceFor(from.address, taken, open);
+        const signed = await sign(depositKey(from), { ...draft, value: sent, nonce });
+        built = { txs: [{ ...signed, nonce }], sent, fee: cost + l1 };
+      } else {
+        const contract = contractOf(asset, isTest);
+        if (contract === null) throw new Error(`${asset.code} has no contract on ${chainId} in this mode`);
+        const transfer = await tokenTransfer(
+          from,
+          contract as Hex,
+          intent.to,
+          intent.amount,
+          { tip, maxFee },
+          taken,
+          open,
+        );
+        if (transfer.topUp > 0n) {
+          const has = BigInt(await rpc.request<string>('eth_getBalance', [gasAccount.address, 'pending']));
+          if (has < transfer.topUp) {
+            throw new Error(
+              `gas wallet ${gasAccount.address} holds ${has} wei, the token refund's top-up needs ${transfer.topUp}`,
+            );
+          }
+        }
+        built = { txs: transfer.txs, sent: intent.amount, fee: transfer.fee };
+      }
+      for (const [address, nonce] of taken) recentNonces.set(address, { nonce, at: Date.now() });
+      const last = built.txs.at(-1) as BundleTx;
+      const bundle: Bundle = { evm: 1, chain: chainId, txs: built.txs };
+      return { txHash: last.hash, rawTx: JSON.stringify(bundle), sent: built.sent, fee: built.fee };
+    },
+
+    /** What a refund of `assetCode` pays now: a plain transfer's gas, or a token transfer's (with a top-up). */
+    async refundFee(assetCode: string): Promise<bigint> {
+      await ensureStarted();
+      const asset = getAsset(info, assetCode);
+      if (asset === undefined) throw new Error(`${chainId} has no asset ${assetCode}`);
+      const { maxFee } = await fees();
+      return asset.isNative ? 21_000n * maxFee : ((65_000n * 12n) / 10n) * maxFee + 21_000n * maxFee;
+    },
+
+    /** A contract may reject ether or strand tokens: refunds go to plain accounts only. */
+    async checkRefundAddress(address: string): Promise<string | null> {
+      await ensureStarted();
+      const code = await rpc.request<string>('eth_getCode', [address, 'latest']);
+      return code !== '0x' && code !== ''
+        ? 'is a contract on this chain; refunds go to a wallet address (a contract may reject or strand them)'
+        : null;
+    },
+
     async buildForward(intent: ForwardIntent): Promise<BuiltForward> {
       await ensureStarted();
       const asset = getAsset(info, intent.asset);
@@ -209,13 +360,7 @@ export function createEvmSweeper(deps: {
       if (intent.to === null) throw new Error(`${chainId}: no payout wallet to forward to`);
       const to = intent.to;
       const { tip, maxFee } = await fees();
-      const open = (await bundles.open()).flatMap((raw) => {
-        try {
-          return [parseBundle(raw)];
-        } catch {
-          return [];
-        }
-      });
+      const open = await openBundles();
       const taken = new Map<string, number>();
       const txs: BundleTx[] = [];
       let amount = 0n;
@@ -285,60 +430,19 @@ export function createEvmSweeper(deps: {
             left.push(input.address);
             continue;
           }
-          const data = encodeFunctionData({ abi: erc20, functionName: 'transfer', args: [to as Hex, value] });
-          let gas: bigint;
-          try {
-            gas = BigInt(
-              await rpc.request<string>('eth_estimateGas', [{ from: input.address, to: contract, data }]),
-            );
-          } catch {
-            gas = 100_000n;
-          }
-          gas = (gas * 12n) / 10n;
-          const l1 = await l1DataFee(
-            (
-              await sign(depositKey(input), {
-                to: contract,
-                value: 0n,
-                gas,
-                nonce: 0,
-                maxFee,
-                tip,
-                data,
-              })
-            ).raw,
+          const transfer = await tokenTransfer(
+            input,
+            contract as Hex,
+            to,
+            value,
+            { tip, maxFee },
+            taken,
+            open,
           );
-          const need = gas * maxFee + 2n * l1;
-          const ethBalance = BigInt(await rpc.request<string>('eth_getBalance', [input.address, 'latest']));
-          let fundedBy: Hex | undefined;
-          if (ethBalance < need) {
-            const topUpNonce = await nonceFor(gasAccount.address, taken, open);
-            const topUp = await sign(gasKey, {
-              to: input.address,
-              value: need - ethBalance,
-              gas: 21_000n,
-              nonce: topUpNonce,
-              maxFee,
-              tip,
-            });
-            txs.push({ ...topUp, nonce: topUpNonce });
-            fundedBy = topUp.hash;
-            fee += 21_000n * maxFee;
-            topUps += need - ethBalance + 21_000n * maxFee;
-          }
-          const nonce = await nonceFor(input.address, taken, open);
-          const signed = await sign(depositKey(input), {
-            to: contract,
-            value: 0n,
-            gas,
-            nonce,
-            maxFee,
-            tip,
-            data,
-          });
-          txs.push({ ...signed, nonce, ...(fundedBy === undefined ? {} : { fundedBy }) });
+          txs.push(...transfer.txs);
+          fee += transfer.fee;
+          topUps += transfer.topUp;
           amount += value;
-          fee += need;
         }
       }
       if (topUps > 0n) {

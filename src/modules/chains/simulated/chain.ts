@@ -3,12 +3,14 @@ import type { Clock } from '../../../lib/clock.ts';
 import type {
   BlockRef,
   BuiltForward,
+  BuiltRefund,
   ChainAdapter,
   ForwardIntent,
   ForwardStatus,
+  RefundIntent,
   Transfer,
 } from '../adapter.ts';
-import { addressKey } from '../adapter.ts';
+import { addressKey, RefundRefused } from '../adapter.ts';
 import type { DepositSigningKeys } from '../derivation-check.ts';
 import { type ChainId, getAsset, getChain } from '../registry.ts';
 import { simulatedBlockHash, simulatedTxHash, zeroHash } from './hashes.ts';
@@ -44,6 +46,9 @@ function simulatedForwardFee(chainId: ChainId): bigint {
 /** Where a test-mode forward goes when the merchant set no test payout wallet. */
 const SIMULATED_SINK = 'simulated-sink';
 
+/** Where test-mode refunds of swept payments come from: the simulated chain's own wallet (no real funds). */
+const SIMULATED_REFUND_WALLET = 'simulated-refund-wallet';
+
 /** Blocks kept below the head; older empty ones are pruned. */
 const KEEP_BLOCKS = 10_000;
 
@@ -56,6 +61,8 @@ interface RawForward {
   amount: string;
   fee: string;
   inputs: string[];
+  /** Set on a refund: it moves `amount` from `inputs[0]` to `to`. */
+  kind?: 'refund';
 }
 
 export interface SimulatedChain extends ChainAdapter {
@@ -168,6 +175,42 @@ export function createSimulatedChain(deps: {
       return { txHash, rawTx: JSON.stringify(raw), amount, fee };
     },
 
+    refundWallet: true,
+
+    async refundFee(assetCode) {
+      if (getAsset(info, assetCode) === undefined) throw new Error(`${chainId} has no asset ${assetCode}`);
+      return simulatedForwardFee(chainId);
+    },
+
+    async buildRefund(intent: RefundIntent): Promise<BuiltRefund> {
+      const asset = getAsset(info, intent.asset);
+      if (asset === undefined) throw new Error(`${chainId} has no asset ${intent.asset}`);
+      if (intent.from !== null) {
+        deps.signingKeys.keyFor(chainId, true, intent.from.derivationIndex, intent.from.address);
+      }
+      const fee = simulatedForwardFee(chainId);
+      // As a sweep: a native-coin refund pays its fee out of what it moves; a token refund pays it in the native coin.
+      const sent = asset.isNative ? intent.amount - fee : intent.amount;
+      if (sent <= 0n) {
+        throw new RefundRefused(
+          `the refund (${intent.amount} base units) is not worth its network fee (${fee} base units)`,
+        );
+      }
+      const txHash = simulatedTxHash(family, `refund:${chainId}:${intent.id}`);
+      const raw: RawForward = {
+        sim: 1,
+        chain: chainId,
+        txHash,
+        to: intent.to,
+        asset: asset.code,
+        amount: sent.toString(),
+        fee: fee.toString(),
+        inputs: [intent.from?.address ?? SIMULATED_REFUND_WALLET],
+        kind: 'refund',
+      };
+      return { txHash, rawTx: JSON.stringify(raw), sent, fee };
+    },
+
     async broadcast(rawTx) {
       const raw = JSON.parse(rawTx) as RawForward;
       if (raw.sim !== 1 || raw.chain !== chainId)
@@ -176,7 +219,8 @@ export function createSimulatedChain(deps: {
         chain: chainId,
         txHash: raw.txHash,
         outputIndex: 0,
-        kind: 'forward',
+        kind: raw.kind ?? 'forward',
+        fromAddress: raw.kind === 'refund' ? (raw.inputs[0] ?? null) : null,
         toAddress: raw.to ?? SIMULATED_SINK,
         asset: raw.asset,
         amount: BigInt(raw.amount),
@@ -209,6 +253,7 @@ export function createSimulatedChain(deps: {
         txHash,
         outputIndex: 0,
         kind: 'deposit',
+        fromAddress: null,
         toAddress: to,
         asset,
         amount,

@@ -13,7 +13,7 @@ export interface SimBlockRow {
 export interface SimTransferRow {
   txHash: string;
   outputIndex: number;
-  kind: 'deposit' | 'forward';
+  kind: 'deposit' | 'forward' | 'refund';
   toAddress: string;
   asset: string;
   amount: string;
@@ -99,7 +99,9 @@ export const simulatedChainRepo = {
       chain: string;
       txHash: string;
       outputIndex: number;
-      kind: 'deposit' | 'forward';
+      kind: 'deposit' | 'forward' | 'refund';
+      /** The sender of a refund (null for deposits and forwards). */
+      fromAddress: string | null;
       toAddress: string;
       asset: string;
       amount: bigint;
@@ -108,8 +110,10 @@ export const simulatedChainRepo = {
   ): Promise<boolean> {
     const rows = await queryRows<{ tx_hash: string }>(
       db,
-      sql`insert into sim_transfers (chain, tx_hash, output_index, kind, to_address, asset, amount, block_number, created_at)
-          values (${input.chain}, ${input.txHash}, ${input.outputIndex}, ${input.kind}, ${input.toAddress},
+      sql`insert into sim_transfers (chain, tx_hash, output_index, kind, from_address, to_address, asset, amount,
+                                     block_number, created_at)
+          values (${input.chain}, ${input.txHash}, ${input.outputIndex}, ${input.kind}, ${input.fromAddress},
+                  ${input.toAddress},
                   ${input.asset}, ${input.amount.toString()}, null, ${input.createdAt.toISOString()}::timestamptz)
           on conflict do nothing returning tx_hash`,
     );
@@ -121,7 +125,7 @@ export const simulatedChainRepo = {
     const rows = await queryRows<{
       tx_hash: string;
       output_index: number;
-      kind: 'deposit' | 'forward';
+      kind: 'deposit' | 'forward' | 'refund';
       to_address: string;
       asset: string;
       amount: string;

@@ -1,5 +1,10 @@
 import { z } from 'zod';
-import { eventTypes, paymentEventTypes, webhookEndpointEventTypes } from '../events/payload.ts';
+import {
+  eventTypes,
+  paymentEventTypes,
+  refundEventTypes,
+  webhookEndpointEventTypes,
+} from '../events/payload.ts';
 
 const paymentPayloadSchema = z
   .object({
@@ -79,8 +84,45 @@ const webhookEndpointPayloadSchema = z
       '`webhook_endpoint.recovered` (a probe succeeded: everything held back is due at once).',
   });
 
+const decimalOrNull = z.string().nullable();
+
+const refundPayloadSchema = z
+  .object({
+    event: z.enum(refundEventTypes),
+    refund_id: z.string().describe('Refund id, prefixed `rf_`.'),
+    payment_id: z.string(),
+    status: z.string().describe("The refund's status at the moment of the event."),
+    chain: z.string(),
+    asset: z.string(),
+    amount_native: z
+      .string()
+      .describe("Decimal amount of `asset` taken out of the payment's received amount."),
+    sent_amount_native: decimalOrNull.describe(
+      'What reaches the payer: the amount less the network fee when that is paid in `asset`; null before signing.',
+    ),
+    fee_native: decimalOrNull.describe("The network fee in the chain's native coin; null before signing."),
+    source: z
+      .enum(['deposit', 'refund_wallet', 'merchant'])
+      .nullable()
+      .describe('Where it is sent from; null before that is chosen.'),
+    to_address: z.string().nullable().describe("The payer's address; null until they gave it."),
+    tx_hash: z.string().nullable(),
+    reason: z.string().nullable(),
+    error: z.string().nullable().describe('Why it failed (`refund.failed`), else null.'),
+    is_test: z.boolean(),
+    timestamp: z.iso.datetime(),
+  })
+  .meta({
+    id: 'RefundPayload',
+    description:
+      'The body of `refund.created` (a refund was asked for), `refund.sent` (its transaction has its confirmations, ' +
+      "or the merchant's own payment of it was seen) and `refund.failed` (it cannot be sent; its amount is " +
+      'refundable again).',
+  });
+
 const eventPayloadSchema = z.union([
   paymentPayloadSchema,
+  refundPayloadSchema,
   payoutWalletPayloadSchema,
   webhookEndpointPayloadSchema,
 ]);

@@ -61,6 +61,24 @@ export function createWebhookEndpointsRepo(db: Db) {
       return Number(row?.n ?? 0);
     },
 
+    /**
+     * Endpoints whose breaker tripped at or before `cutoff` and whose merchant was not yet told of this trip: marked
+     * told (`now`) and returned, in one statement, so that of several processes exactly one sends each notice.
+     */
+    async claimFailingNotices(cutoff: Date, now: Date): Promise<WebhookEndpointRow[]> {
+      return db
+        .update(webhookEndpoints)
+        .set({ failingNoticedAt: now })
+        .where(
+          and(
+            isNull(webhookEndpoints.deletedAt),
+            sql`${webhookEndpoints.trippedAt} <= ${cutoff.toISOString()}::timestamptz`,
+            sql`(${webhookEndpoints.failingNoticedAt} is null or ${webhookEndpoints.failingNoticedAt} < ${webhookEndpoints.trippedAt})`,
+          ),
+        )
+        .returning();
+    },
+
     async list(merchantId: string, isTest: boolean | undefined): Promise<WebhookEndpointRow[]> {
       return db
         .select()

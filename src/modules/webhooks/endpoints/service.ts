@@ -90,6 +90,10 @@ export function createWebhookEndpointsService({
   }
 
   return {
+    /** Endpoints failing (breaker open) for at least `forMs`, each returned once per trip (see the repo). */
+    claimFailingNotices: (now: Date, forMs: number) =>
+      repo.claimFailingNotices(new Date(now.getTime() - forMs), now),
+
     async create(
       principal: Principal,
       input: { url: string; is_test?: boolean | undefined; description?: string | null | undefined },
@@ -119,6 +123,7 @@ export function createWebhookEndpointsService({
         consecutiveFailures: 0,
         trippedAt: null,
         nextProbeAt: null,
+        failingNoticedAt: null,
         createdAt: now,
         updatedAt: now,
         deletedAt: null,

@@ -14,9 +14,14 @@ export type PaymentEventType = (typeof paymentEventTypes)[number];
 export const webhookEndpointEventTypes = ['webhook_endpoint.failing', 'webhook_endpoint.recovered'] as const;
 type WebhookEndpointEventType = (typeof webhookEndpointEventTypes)[number];
 
+/** The events of a refund's life: created, sent (final on chain), failed. */
+export const refundEventTypes = ['refund.created', 'refund.sent', 'refund.failed'] as const;
+export type RefundEventType = (typeof refundEventTypes)[number];
+
 /** Every event type an endpoint may receive: the payment events and the account's own. */
 export const eventTypes = [
   ...paymentEventTypes,
+  ...refundEventTypes,
   'payout_wallet.updated',
   ...webhookEndpointEventTypes,
 ] as const;
@@ -155,6 +160,63 @@ export function webhookEndpointEventBody(input: WebhookEndpointHealth, at: Date)
     consecutive_failures: input.consecutiveFailures,
     failing_since: input.failingSince.toISOString(),
     next_probe_at: input.nextProbeAt?.toISOString() ?? null,
+    timestamp: at.toISOString(),
+  });
+}
+
+/** What a `refund.*` event says about its refund, as the refunds service knows it at the moment of the change. */
+export interface RefundEventSnapshot {
+  refund_id: string;
+  payment_id: string;
+  status: string;
+  chain: string;
+  asset: string;
+  /** Decimal string of `asset`: what the refund takes out of the payment's received amount. */
+  amount_native: string;
+  /** What reaches the payer (amount less a fee paid in `asset`); null before it is signed. */
+  sent_amount_native: string | null;
+  /** The network fee in the chain's native coin; null before it is signed. */
+  fee_native: string | null;
+  /** `deposit`, `refund_wallet` or `merchant`; null before it is chosen. */
+  source: string | null;
+  to_address: string | null;
+  tx_hash: string | null;
+  reason: string | null;
+  /** Why it failed (`refund.failed`), else null. */
+  error: string | null;
+  is_test: boolean;
+}
+
+/**
+ * The body of `refund.created`, `refund.sent` and `refund.failed`: `event`, then the snapshot's fields in the order
+ * above, then `timestamp`. Its own shape, not a payment's; signed and delivered like every other event.
+ */
+export function refundEventBody(type: RefundEventType, refund: RefundEventSnapshot, at: Date): string {
+  if (!(refundEventTypes as readonly string[]).includes(type)) {
+    throw new PayloadError(`Unknown refund event type: ${type}`);
+  }
+  for (const field of ['amount_native', 'sent_amount_native', 'fee_native'] as const) {
+    const value = refund[field];
+    if (value !== null && !isPlainDecimal(value))
+      throw new PayloadError(`${field} is not a plain decimal: ${value}`);
+  }
+  if (Number.isNaN(at.getTime())) throw new PayloadError('The event time is not a valid date');
+  return JSON.stringify({
+    event: type,
+    refund_id: refund.refund_id,
+    payment_id: refund.payment_id,
+    status: refund.status,
+    chain: refund.chain,
+    asset: refund.asset,
+    amount_native: refund.amount_native,
+    sent_amount_native: refund.sent_amount_native,
+    fee_native: refund.fee_native,
+    source: refund.source,
+    to_address: refund.to_address,
+    tx_hash: refund.tx_hash,
+    reason: refund.reason,
+    error: refund.error,
+    is_test: refund.is_test,
     timestamp: at.toISOString(),
   });
 }

@@ -206,6 +206,51 @@ export const eventsRepo = {
       .limit(page.limit);
   },
 
+  /** When each payment first reached a paid status (its first payment.confirmed or payment.overpaid event). */
+  async firstPaidAt(db: Db, merchantId: string, paymentIds: string[]): Promise<Map<string, Date>> {
+    const out = new Map<string, Date>();
+    if (paymentIds.length === 0) return out;
+    const rows = await queryRows<{ payment_id: string; at: string | Date }>(
+      db,
+      sql`select payment_id, min(occurred_at) as at from events
+          where merchant_id = ${merchantId} and payment_id = any(${pgArray(paymentIds)}::text[])
+            and type in ('payment.confirmed', 'payment.overpaid')
+          group by payment_id`,
+    );
+    for (const row of rows) out.set(row.payment_id, new Date(row.at));
+    return out;
+  },
+
+  /** A keyset page of a merchant's events of one mode for exports, oldest first, created in [from, to). */
+  async exportPage(
+    db: Db,
+    filter: { merchantId: string; isTest: boolean; from?: Date | undefined; to?: Date | undefined },
+    limit: number,
+    after: { createdAt: Date; id: string } | undefined,
+  ): Promise<EventRow[]> {
+    return db
+      .select()
+      .from(events)
+      .where(
+        and(
+          eq(events.merchantId, filter.merchantId),
+          eq(events.isTest, filter.isTest),
+          eq(events.sample, false),
+          filter.from === undefined
+            ? undefined
+            : sql`${events.createdAt} >= ${filter.from.toISOString()}::timestamptz`,
+          filter.to === undefined
+            ? undefined
+            : sql`${events.createdAt} < ${filter.to.toISOString()}::timestamptz`,
+          after === undefined
+            ? undefined
+            : sql`(${events.createdAt}, ${events.id}) > (${after.createdAt.toISOString()}::timestamptz, ${after.id})`,
+        ),
+      )
+      .orderBy(asc(events.createdAt), asc(events.id))
+      .limit(limit);
+  },
+
   async findDelivery(
     db: Db,
     merchantId: string,

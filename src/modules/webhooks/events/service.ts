@@ -13,6 +13,9 @@ import {
   type PayoutWalletChange,
   paymentEventBody,
   payoutWalletEventBody,
+  type RefundEventSnapshot,
+  type RefundEventType,
+  refundEventBody,
   samplePayment,
   type WebhookEndpointHealth,
   webhookEndpointEventBody,
@@ -21,7 +24,12 @@ import type { AttemptRow, DeliveryRow, EventRow, EventsRepo } from './repo.ts';
 import { newDeliveryRow } from './repo.ts';
 import { streamRepo } from './stream-repo.ts';
 
-export type { PaymentEventSnapshot, PaymentEventType } from './payload.ts';
+export type {
+  PaymentEventSnapshot,
+  PaymentEventType,
+  RefundEventSnapshot,
+  RefundEventType,
+} from './payload.ts';
 
 export interface EventsDeps {
   db: Db;
@@ -146,6 +154,16 @@ export function createEventsService({ db, repo, clock, endpoints }: EventsDeps) 
   }
 
   return {
+    /** Reports: when each payment was first paid (confirmed or overpaid), from its events. */
+    firstPaidAt: (merchantId: string, paymentIds: string[]) => repo.firstPaidAt(db, merchantId, paymentIds),
+
+    /** A keyset page of a merchant's events for exports, oldest first. */
+    exportPage: (
+      filter: { merchantId: string; isTest: boolean; from?: Date | undefined; to?: Date | undefined },
+      limit: number,
+      after: { createdAt: Date; id: string } | undefined,
+    ) => repo.exportPage(db, filter, limit, after),
+
     /** Retention: events created before `before`, with their deliveries and attempts, at most `limit` events. */
     purgeEvents: (before: Date, limit: number) => repo.purgeEvents(db, before, limit),
     /** The outbox's backlog (metrics): deliveries not yet done and the creation time of the oldest. */
@@ -161,6 +179,30 @@ export function createEventsService({ db, repo, clock, endpoints }: EventsDeps) 
      */
     async recordPaymentEvent(tx: Db, input: RecordPaymentEventInput): Promise<{ eventId: string }> {
       const event = eventRow(input, false);
+      await repo.insertEventWithDeliveries(tx, event);
+      return { eventId: event.id };
+    },
+
+    /**
+     * Writes a `refund.*` event and its deliveries (the merchant's enabled endpoints of the refund's mode) inside the
+     * caller's transaction `tx`, the one that changes the refund.
+     */
+    async recordRefundEvent(
+      tx: Db,
+      input: { merchantId: string; type: RefundEventType; refund: RefundEventSnapshot; occurredAt: Date },
+    ): Promise<{ eventId: string }> {
+      const event: EventRow = {
+        id: newId('evt'),
+        merchantId: input.merchantId,
+        isTest: input.refund.is_test,
+        type: input.type,
+        paymentId: input.refund.payment_id,
+        body: refundEventBody(input.type, input.refund, input.occurredAt),
+        sample: false,
+        occurredAt: input.occurredAt,
+        createdAt: clock.now(),
+        streamSeq: null,
+      };
       await repo.insertEventWithDeliveries(tx, event);
       return { eventId: event.id };
     },

@@ -109,3 +109,8 @@ export async function api(path: string, options: RequestOptions = {}): Promise<u
   }
   throw failure;
 }
+
+/** The dashboard token's header, for a request the page makes itself (a download read as a file). */
+export function authorization(): Record<string, string> {
+  return token === null ? {} : { authorization: `Bearer ${token}` };
+}

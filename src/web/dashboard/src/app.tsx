@@ -9,6 +9,7 @@ import { PaymentLinkPage, PaymentLinksPage } from './pages/links.tsx';
 import { NewPaymentPage } from './pages/new-payment.tsx';
 import { PaymentDetailPage } from './pages/payment-detail.tsx';
 import { PaymentsPage } from './pages/payments.tsx';
+import { ReportsPage } from './pages/reports.tsx';
 import { SettingsPage } from './pages/settings.tsx';
 import { SetupPage } from './pages/setup.tsx';
 import { WebhookDetailPage } from './pages/webhook-detail.tsx';
@@ -73,6 +74,7 @@ const navItems: NavItem[] = [
   { to: '/payments/new', label: 'Create payment', section: /^\/payments\/new/ },
   { to: '/links', label: 'Payment links', section: /^\/links/ },
   { to: '/events', label: 'Events', section: /^\/events/ },
+  { to: '/reports', label: 'Reports', section: /^\/reports/ },
   { to: '/webhooks', label: 'Webhooks', section: /^\/webhooks/ },
   { to: '/keys', label: 'API keys', section: /^\/keys/ },
   { to: '/settings', label: 'Settings', section: /^\/settings/ },
@@ -89,6 +91,7 @@ function Page({ path }: { path: string }) {
   const link = match('/links/:id', path);
   if (link !== null) return <PaymentLinkPage id={link.id ?? ''} />;
   if (path === '/events') return <EventsPage />;
+  if (path === '/reports') return <ReportsPage />;
   if (path === '/webhooks') return <WebhooksPage />;
   const endpoint = match('/webhooks/:id', path);
   if (endpoint !== null) return <WebhookDetailPage id={endpoint.id ?? ''} />;

@@ -2,6 +2,7 @@ import type { ComponentChildren } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import { api } from '../api.ts';
 import { DeliveryList } from '../components/deliveries.tsx';
+import { PaymentRefunds } from '../components/refunds.tsx';
 import {
   CopyButton,
   CopyInline,
@@ -381,6 +382,12 @@ export function PaymentDetailPage({ id }: { id: string }) {
           </dl>
         </section>
       </div>
+
+      <PaymentRefunds
+        paymentId={payment.id}
+        asset={payment.asset ?? ''}
+        received={payment.receivedNative ?? '0'}
+      />
 
       <section class="card" aria-labelledby="deposits-title">
         <h2 id="deposits-title">Deposits</h2>

@@ -1,0 +1,127 @@
+import { sql } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  apiKey,
+  createMerchant,
+  createTestApp,
+  type Merchant,
+  type TestApp,
+} from '../../../test/support/harness.ts';
+import { queryRows } from '../../db/client.ts';
+import type { SimulatedChain } from '../chains/families.ts';
+import { refundLedger } from '../chains/ledger.ts';
+import { createWatcher } from '../chains/watcher.ts';
+import type { Principal } from '../tenancy/caller.ts';
+import { createRefundSender } from './sender.ts';
+
+/**
+ * The refund sender on the real simulated chain and a real database: a crash right after a refund's signed transaction
+ * is committed (before its broadcast) leaves it `pending`; the next process broadcasts that very transaction, once, and
+ * the refund is sent with the hash stored at the intent. The deposit's funds are held from sweeps meanwhile, and what
+ * the refund took is never swept afterwards.
+ */
+describe('refund sender', () => {
+  let t: TestApp;
+  let merchant: Merchant;
+  let sim: SimulatedChain;
+  let watcher: ReturnType<typeof createWatcher>;
+
+  beforeAll(async () => {
+    t = await createTestApp({ env: { SVC_SIM_CONFIRMATIONS: '2' } });
+    merchant = await createMerchant(t.app);
+    const chain = t.services.chainAdapters.simulated('ethereum');
+    if (chain === undefined) throw new Error('no simulated ethereum');
+    sim = chain;
+    watcher = createWatcher({
+      db: t.database.db,
+      clock: t.clock,
+      adapter: sim,
+      payments: t.services.payments,
+      lateWatchDays: 7,
+    });
+    await sim.produceBlock();
+    await watcher.poll();
+  });
+
+  afterAll(async () => {
+    await t.close();
+  });
+
+  const principal = (): Principal => ({
+    via: 'api_key',
+    merchantId: merchant.merchantId,
+    isTest: true,
+    keypairId: merchant.keypairId,
+    keyId: 'unused',
+  });
+
+  const sender = (afterIntent?: (id: string) => void) =>
+    createRefundSender({
+      db: t.database.db,
+      clock: t.clock,
+      adapter: sim,
+      payments: t.services.payments,
+      ledger: refundLedger,
+      refunds: t.services.refunds,
+      afterIntent,
+    });
+
+  async function blocks(count: number): Promise<void> {
+    for (let i = 0; i < count; i++) {
+      await sim.produceBlock();
+      await watcher.poll();
+    }
+  }
+
+  it('a crash between the intent and its broadcast sends the same transaction once', async () => {
+    const created = await t.app.inject({
+      method: 'POST',
+      url: '/v1/payments',
+      headers: apiKey(merchant.testKey),
+      payload: { amount: '1', currency: 'ETH', chain: 'ethereum' },
+    });
+    const payment = created.json() as { payment_id: string; address: string };
+    await sim.sendDeposit({ to: payment.address, asset: 'ETH', amount: 4n * 10n ** 17n });
+    await blocks(3);
+    const refundAnswer = await t.app.inject({
+      method: 'POST',
+      url: `/v1/payments/${payment.payment_id}/refunds`,
+      headers: apiKey(merchant.testKey),
+      payload: { address: '0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed', amount: '0.3' },
+    });
+    expect(refundAnswer.statusCode, refundAnswer.body).toBe(201);
+    const refundId = (refundAnswer.json() as { id: string }).id;
+
+    await expect(
+      sender(() => {
+        throw new Error('crash after the intent');
+      }).run(),
+    ).rejects.toThrow('crash after the intent');
+    const [intent] = await t.services.refunds.ofPayment(principal(), payment.payment_id);
+    expect(intent?.status).toBe('pending');
+    const txHash = intent?.tx_hash ?? '';
+    expect(txHash).toMatch(/^0x[0-9a-f]{64}$/);
+    expect(await sim.forwardStatus(txHash)).toEqual({ state: 'unknown' }); // never broadcast
+
+    // The next process: the stored transaction is broadcast, confirmed, and the refund sent.
+    const restarted = sender();
+    for (let round = 0; round < 6; round++) {
+      await restarted.run();
+      await blocks(1);
+    }
+    const sent = await t.services.refunds.get(principal(), refundId);
+    expect(sent).toMatchObject({ status: 'sent', tx_hash: txHash, source: 'deposit' });
+    const onChain = await queryRows<{ count: string | number }>(
+      t.database.db,
+      sql`select count(*) as count from sim_transfers where kind = 'refund'
+          and to_address = '0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed'`,
+    );
+    expect(Number(onChain[0]?.count)).toBe(1);
+    // What it took is recorded on the deposit and no longer counts as sweepable; its hold is gone.
+    const deposits = await queryRows<{ refunded: string; refund_hold_id: string | null }>(
+      t.database.db,
+      sql`select refunded, refund_hold_id from deposits where payment_id = ${payment.payment_id}`,
+    );
+    expect(deposits).toEqual([{ refunded: '300000000000000000', refund_hold_id: null }]);
+  });
+});
