@@ -255,12 +255,18 @@ describe('live Solana payments through the running program against LiteSVM', { t
     const created = await create(m.key, '7.25', 'USDC');
     // The first deposit address's token account exists before the payment (made by someone else earlier).
     await send(node, payer.signer, [await createAta(payer.signer, existing.address, LIVE_USDC_MINT)]);
-    const first = await payUsdc(existing.address, 12_500_000n, false);
-    const second = await payUsdc(created.address, 7_250_000n, true);
+    // Both paid in one transaction, so both complete in the same slot: the forwarder then finds them together (paid
+    // in two slots, a busy machine could sweep the first before the second completes, which is right but not this test).
+    const both = await send(node, payer.signer, [
+      await tokenTransfer(payer.signer, existing.address, LIVE_USDC_MINT, 12_500_000n),
+      await createAta(payer.signer, created.address, LIVE_USDC_MINT),
+      await tokenTransfer(payer.signer, created.address, LIVE_USDC_MINT, 7_250_000n),
+    ]);
+    expect(both.err).toBeNull();
     const a = await until(m.key, existing.payment_id, 'completed', (x) => x.status === 'completed');
     const b = await until(m.key, created.payment_id, 'completed', (x) => x.status === 'completed');
-    expect(a.deposits).toMatchObject([{ tx_hash: first.signature, amount_native: '12.5' }]);
-    expect(b.deposits).toMatchObject([{ tx_hash: second.signature, amount_native: '7.25' }]);
+    expect(a.deposits).toMatchObject([{ tx_hash: both.signature, amount_native: '12.5' }]);
+    expect(b.deposits).toMatchObject([{ tx_hash: both.signature, amount_native: '7.25' }]);
     const doneA = await swept(m.key, a);
     const doneB = await swept(m.key, b);
     // Both in one sweep (one merchant, one asset), to the payout's token account made by the fee payer.
