@@ -3,11 +3,15 @@
  * prints a table to stdout and writes test-results/bench.json. Every figure is a ratio against a bare baseline
  * measured in the same run; see lib/scenario.ts. Progress goes to stderr. With --strict a missed goal exits 1.
  * BENCH_SCALE (default 1) scales durations and repetitions, e.g. 0.3 for a quick look.
+ * With --profile, the processes a scenario spawns write V8 CPU profiles into test-results/profiles/<scenario>/ (or
+ * BENCH_PROFILE/<scenario>), each directory with a summary.txt of the top self times (open a .cpuprofile in Chrome
+ * DevTools for the rest). Profiling slows what it profiles: quote the figures of a run without it.
  */
-import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { basename, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { summarizeProfiles } from './lib/profile-summary.ts';
 import type { Measurement, Scenario } from './lib/scenario.ts';
 
 interface ScenarioReport {
@@ -20,6 +24,7 @@ interface ScenarioReport {
 
 const scenariosDir = fileURLToPath(new URL('./scenarios', import.meta.url));
 const resultsFile = fileURLToPath(new URL('../../test-results/bench.json', import.meta.url));
+const root = fileURLToPath(new URL('../../', import.meta.url));
 
 async function loadScenarios(): Promise<Scenario[]> {
   const files = readdirSync(scenariosDir)
@@ -80,6 +85,9 @@ function table(reports: ScenarioReport[]): string {
 
 async function main(argv: string[]): Promise<number> {
   const strict = argv.includes('--strict');
+  const profileRoot = argv.includes('--profile')
+    ? (process.env.BENCH_PROFILE ?? join(root, 'test-results', 'profiles'))
+    : undefined;
   const names = argv.filter((arg) => !arg.startsWith('--'));
   const all = await loadScenarios();
   if (argv.includes('--list')) {
@@ -102,6 +110,13 @@ async function main(argv: string[]): Promise<number> {
   const reports: ScenarioReport[] = [];
   for (const scenario of selected) {
     log(`${scenario.name}: ${scenario.description}`);
+    if (profileRoot !== undefined) {
+      // Scenarios pass BENCH_PROFILE to the processes they spawn as --cpu-prof-dir (lib/child.ts).
+      const dir = join(profileRoot, scenario.name);
+      rmSync(dir, { recursive: true, force: true });
+      mkdirSync(dir, { recursive: true });
+      process.env.BENCH_PROFILE = dir;
+    }
     const began = performance.now();
     try {
       const measurements = await scenario.run({ log, scale });
@@ -122,6 +137,17 @@ async function main(argv: string[]): Promise<number> {
         measurements: [],
         error: error instanceof Error ? error.message : String(error),
       });
+    }
+  }
+
+  if (profileRoot !== undefined) {
+    for (const report of reports) {
+      const summary = summarizeProfiles(join(profileRoot, report.name), root);
+      log(
+        summary === undefined
+          ? `${report.name}: no process of this scenario was profiled`
+          : `${report.name}: CPU profiles summarized in ${summary}`,
+      );
     }
   }
 

@@ -48,7 +48,11 @@ function embeddedDefaultEnv(dataDir: string, port: number): NodeJS.ProcessEnv {
 async function startOurs(dataDir: string): Promise<number> {
   const port = await freePort();
   const began = performance.now();
-  const child = spawn(process.execPath, startCommand(), {
+  // With --profile (BENCH_PROFILE), each start of ours writes a CPU profile of its main thread and its threads.
+  const profile = process.env.BENCH_PROFILE
+    ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE}`]
+    : [];
+  const child = spawn(process.execPath, [...profile, ...startCommand()], {
     cwd: root,
     env: embeddedDefaultEnv(dataDir, port),
     stdio: ['ignore', 'pipe', 'pipe'],
