@@ -118,12 +118,13 @@ async function serve(env: Record<string, string>): Promise<Server> {
     }),
   );
   const base = `http://127.0.0.1:${port}`;
-  const deadline = Date.now() + 30_000;
+  // A first start initialises PostgreSQL's data directory: seconds on an idle machine, much longer on a busy one.
+  const deadline = Date.now() + 90_000;
   for (;;) {
     if (child.exitCode !== null) throw new Error(`svc serve exited with ${child.exitCode}:\n${output}`);
     if (Date.now() > deadline) {
       child.kill('SIGKILL');
-      throw new Error(`svc serve not ready in 30 s:\n${output}`);
+      throw new Error(`svc serve not ready in 90 s:\n${output}`);
     }
     const status = await fetch(`${base}/readyz`).then(
       (response) => response.status,
@@ -286,7 +287,7 @@ describe('svc on the embedded default', () => {
       password: account.password,
       'dashboard token': account.token,
     });
-  }, 60_000);
+  }, 240_000);
 
   it('`migrate` applies the migrations to a fresh data directory and exits 0', async () => {
     const dataDir = tempDir();
@@ -302,7 +303,7 @@ describe('svc on the embedded default', () => {
     } finally {
       await db.close();
     }
-  }, 60_000);
+  }, 240_000);
 });
 
 describe('the embedded data directory belongs to one process and its user', () => {
@@ -333,7 +334,7 @@ describe('the embedded data directory belongs to one process and its user', () =
     expect(await next.stop()).toBe(0);
     // A clean shutdown releases it.
     expect(existsSync(join(dataDir, 'svc.lock'))).toBe(false);
-  }, 120_000);
+  }, 240_000);
 
   it('its directories are 0700 and its files 0600, also when it existed open to everyone (and the log says so)', async () => {
     const dataDir = join(tempDir(), 'data');
@@ -365,7 +366,7 @@ describe('the embedded data directory belongs to one process and its user', () =
     expect(again.output()).toMatch(/"tightened":2.*the data directory was open to other users/);
     visit(dataDir);
     expect(loose).toEqual([]);
-  }, 60_000);
+  }, 240_000);
 });
 
 describe('deposit indices after a crash', () => {
@@ -418,7 +419,7 @@ describe('deposit indices after a crash', () => {
     } finally {
       await db.close();
     }
-  }, 120_000);
+  }, 240_000);
 });
 
 describe('svc refuses to start on a bad configuration, naming the variable', () => {
@@ -483,5 +484,5 @@ describe.runIf(process.env.DATABASE_URL)('svc on PostgreSQL (DATABASE_URL)', () 
       password: account.password,
       'dashboard token': account.token,
     });
-  }, 60_000);
+  }, 240_000);
 });
