@@ -44,7 +44,8 @@ export interface RefundRunResult {
  *    is broadcast. A refund that cannot be sent as asked (worth less than its fee) fails and frees its amount.
  * 3. Broadcast: the stored transaction, never a rebuilt one, so a crash between 2 and 3 re-sends the SAME transaction,
  *    which the chain takes once.
- * 4. Once it has the chain's confirmations: `sent` (what each deposit gave is recorded, so sweeps take only the rest)
+ * 4. A transaction the chain says can never land (`expired`: Solana, Tron) goes back to step 2 and is signed anew.
+ * 5. Once it has the chain's confirmations: `sent` (what each deposit gave is recorded, so sweeps take only the rest)
  *    and `refund.sent`; a reverted one: `failed`, its deposits freed, and `refund.failed`.
  */
 export function createRefundSender(deps: RefundSenderDeps) {
@@ -191,6 +192,23 @@ export function createRefundSender(deps: RefundSenderDeps) {
     const status = await adapter.forwardStatus(row.txHash);
     if (status.state === 'unknown') {
       await broadcast(row); // dropped, or never arrived: the very same transaction again
+      return null;
+    }
+    if (status.state === 'expired') {
+      // Provably never to land (Solana: its blockhash past its life at finalized; Tron: its expiration older than the
+      // solidified block): signed again from the same source, as a sweep is.
+      const now = clock.now();
+      await repo.transition(db, row.id, ['broadcast'], {
+        status: 'queued',
+        rawTx: null,
+        txHash: null,
+        lastError: `transaction ${row.txHash} expired unseen: signed again`,
+        updatedAt: now,
+      });
+      deps.logger?.warn(
+        { chain, isTest, refund: row.id, expired: row.txHash },
+        'refund expired unseen; signing again',
+      );
       return null;
     }
     if (status.state !== 'included' || height === undefined) return null;
