@@ -164,6 +164,13 @@ describe.skipIf(!runLitecoindTests)(
         expect(refused.error).toMatchObject({ code: 'refund_address_invalid', param: 'address' });
         expect(refused.error.message).toContain('is not a valid Litecoin address');
       }
+      // Valid in form, but Litecoin's old P2SH spelling, which Bitcoin shares: refused with what to ask for instead.
+      const legacy = await refunds.refused(key, payment.payment_id, {
+        address: '3J98t1WpEZ73CNmQviecrnyiWrnqRhWNLy',
+      });
+      expect(legacy.status).toBe(400);
+      expect(legacy.error).toMatchObject({ code: 'refund_address_invalid', param: 'address' });
+      expect(legacy.error.message).toContain('legacy Litecoin P2SH');
     });
   },
 );

@@ -57,6 +57,28 @@ function refundsAt(rate: bigint | null, maxFeeRate = 500n) {
   });
 }
 
+/** Live mode's refunds (mainnet spellings), for the address checks. */
+function refundsAtLive() {
+  const liveNetworks = readableNetworks('litecoin', false);
+  const sweeper = createBitcoinSweeper({
+    rpc: feeNode(10n),
+    chainId: 'litecoin',
+    isTest: false,
+    networks: liveNetworks,
+    settings: { minFeeRate: 1n, maxFeeRate: 500n, feeTargetBlocks: 6 },
+    signingKeys,
+    logger: pino({ level: 'silent' }),
+  });
+  return createBitcoinRefunds({
+    chainId: 'litecoin',
+    isTest: false,
+    networks: liveNetworks,
+    signingKeys,
+    feeRate: sweeper.feeRate,
+    outputScript: sweeper.outputScript,
+  });
+}
+
 const depositAt = (index: number) => ({
   address: deriver.deriveAddress('litecoin', true, index),
   derivationIndex: index,
@@ -164,6 +186,11 @@ describe('bitcoin-family refunds', () => {
       1,
     );
     expect(mainnet).toMatch(/^ltc1/);
+    const live = refundsAtLive();
+    expect(await live.checkRefundAddress(mainnet)).toBeNull();
+    expect(await live.checkRefundAddress('3J98t1WpEZ73CNmQviecrnyiWrnqRhWNLy')).toMatch(
+      /legacy Litecoin P2SH/,
+    );
     for (const address of [mainnet, 'bc1qar0srrr7xfkvy5l643lydnw9re59gtzzwf5mdq']) {
       expect(await refunds.checkRefundAddress(address)).toMatch(/not an address svc can pay/);
     }

@@ -117,6 +117,11 @@ export function createBitcoinRefunds(deps: {
         deps.outputScript(address);
         return null;
       } catch {
+        // Litecoin's old P2SH spelling (3…, Bitcoin's version byte) passes the format check but is ambiguous with
+        // Bitcoin's: svc pays its M… (or ltc1…) form only.
+        if (chainId === 'litecoin' && address.startsWith(isTest ? '2' : '3')) {
+          return 'is a legacy Litecoin P2SH address (the old spelling Bitcoin shares); ask for its M… or ltc1… form';
+        }
         return `is not an address svc can pay on this ${chainId} network; use a segwit (bech32) or legacy address of it`;
       }
     },
