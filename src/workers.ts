@@ -77,6 +77,8 @@ export function backgroundWorkers({
           adapter,
           payments: services.payments,
           ledger: refundLedger,
+          payoutWallet: (merchantId, isTest, chain) =>
+            services.settings.payoutWallet(database.db, merchantId, isTest, chain),
           refunds: services.refunds,
           logger: logger.child({ worker: 'refunds', chain: adapter.chain, isTest: adapter.isTest }),
         }),

@@ -617,6 +617,8 @@ export async function startFakeTronNode(
   }
 
   function accountJson(address: string): Record<string, unknown> {
+    // The USDT contract's own account, as java-tron writes a contract account (AccountType Contract).
+    if (address === usdtHex) return { address, type: 'Contract', create_time: genesis.timestamp };
     const a = state.get(address);
     if (a === undefined || !a.activated) return {};
     const out: Record<string, unknown> = { address, create_time: a.createdAt };

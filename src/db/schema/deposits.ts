@@ -42,7 +42,10 @@ export const deposits = pgTable(
     state: text('state').notNull(),
     /** Came from the built-in simulated chain (test mode): no real funds, no explorer. */
     simulated: boolean('simulated').notNull().default(false),
-    /** The forwarding transaction that swept it to the payout wallet, once one was recorded. */
+    /**
+     * The forwarding transaction that swept it to the payout wallet, once one was recorded; on UTXO chains also the id
+     * of a refund (`rf_…`) whose transaction spent its output and sent what it did not take to the payout wallet.
+     */
     forwardId: text('forward_id'),
     seenAt: timestamp('seen_at', { withTimezone: true, mode: 'date' }).notNull(),
     /**

@@ -77,7 +77,20 @@ export interface RefundIntent {
    * The deposit address that holds the funds, with its derivation index (the key is checked against it); null: the
    * chain's refund wallet (`refundWallet`), after the funds were swept.
    */
-  from: { address: string; derivationIndex: number } | null;
+  from: {
+    address: string;
+    derivationIndex: number;
+    /**
+     * UTXO chains: the outputs of the deposits held for the refund that it spends, whole (transaction, output index
+     * and amount), in the order they are taken.
+     */
+    outputs?: Array<{ txHash: string; outputIndex: number; amount: bigint }>;
+  } | null;
+  /**
+   * UTXO chains: where the part of the spent outputs that the refund does not take goes (the merchant's payout
+   * wallet); null when none is set.
+   */
+  change?: string | null;
 }
 
 export interface BuiltRefund {
@@ -88,6 +101,8 @@ export interface BuiltRefund {
   sent: bigint;
   /** Base units of the chain's native coin paid as the network fee. */
   fee: bigint;
+  /** UTXO chains: base units of the spent outputs sent to `change` (the payout wallet); 0 or absent: none. */
+  change?: bigint;
 }
 
 /**
@@ -279,6 +294,11 @@ export interface ChainAdapter {
    * pays them from its simulated wallet. Unset: they become payment requests the merchant pays.
    */
   readonly refundWallet?: boolean;
+  /**
+   * UTXO chains: a refund from a deposit address spends its deposits' outputs whole (`from.outputs`), the rest going
+   * to `change`; once sent, those deposits are closed (never swept: their outputs are spent).
+   */
+  readonly refundSpendsOutputs?: boolean;
   /** The network fee a refund of `asset` would pay now, in base units of the native coin, as shown before sending. */
   refundFee?(asset: string): Promise<bigint>;
   /**

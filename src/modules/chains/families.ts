@@ -135,6 +135,7 @@ export function createChainAdapters(deps: {
       deriver: deps.deriver,
       signingKeys: deps.signingKeys,
       logger: deps.logger,
+      outgoing: deps.outgoing,
     });
     for (const adapter of tronAdapters) (adapter.isTest ? testNetworks : live).set(adapter.chain, adapter);
   }

@@ -19,6 +19,7 @@ export const depositLedger: DepositLedger = {
 export const refundLedger = {
   holdDepositsForRefund: chainsRepo.holdDepositsForRefund,
   releaseRefundHold: chainsRepo.releaseRefundHold,
+  depositOutputs: chainsRepo.depositOutputs,
   cursorHeights: chainsRepo.cursorHeights,
 };
 export type RefundLedger = typeof refundLedger;

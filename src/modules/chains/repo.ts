@@ -432,6 +432,11 @@ export const chainsRepo = {
     tx: Db,
     refundId: string,
     spent: ReadonlyArray<{ depositId: string; amount: string }> | null,
+    /**
+     * UTXO chains: the refund's transaction spent the outputs of `spent` whole, sending what it did not take to the
+     * payout wallet: those deposits are closed with the refund as what swept them (forward_id), never swept again.
+     */
+    outputsSpent = false,
   ): Promise<void> {
     if (spent !== null && spent.length > 0) {
       await tx.execute(
@@ -440,8 +445,37 @@ export const chainsRepo = {
                         ${pgArray(spent.map((s) => s.amount))}::numeric[]) as v(id, amount)
             where d.id = v.id and d.refund_hold_id = ${refundId}`,
       );
+      if (outputsSpent) {
+        await tx.execute(
+          sql`update deposits set forward_id = ${refundId}
+              where id = any(${pgArray(spent.map((s) => s.depositId))}::text[])
+                and refund_hold_id = ${refundId} and forward_id is null and amount > refunded`,
+        );
+      }
     }
     await tx.execute(sql`update deposits set refund_hold_id = null where refund_hold_id = ${refundId}`);
+  },
+
+  /** The outputs behind deposits (UTXO chains: what a refund from their address spends), in the order of `ids`. */
+  async depositOutputs(
+    db: Db,
+    ids: readonly string[],
+  ): Promise<Array<{ id: string; txHash: string; outputIndex: number; amount: bigint }>> {
+    if (ids.length === 0) return [];
+    const rows = await db
+      .select({
+        id: deposits.id,
+        txHash: deposits.txHash,
+        outputIndex: deposits.outputIndex,
+        amount: deposits.amount,
+      })
+      .from(deposits)
+      .where(inArray(deposits.id, [...ids]));
+    const byId = new Map(rows.map((row) => [row.id, row]));
+    return ids.flatMap((id) => {
+      const row = byId.get(id);
+      return row === undefined ? [] : [{ ...row, amount: BigInt(row.amount) }];
+    });
   },
 
   // ---- cursors and recent blocks ----

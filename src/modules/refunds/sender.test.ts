@@ -8,6 +8,7 @@ import {
   type TestApp,
 } from '../../../test/support/harness.ts';
 import { queryRows } from '../../db/client.ts';
+import type { ChainAdapter } from '../chains/adapter.ts';
 import type { SimulatedChain } from '../chains/families.ts';
 import { refundLedger } from '../chains/ledger.ts';
 import { createWatcher } from '../chains/watcher.ts';
@@ -123,5 +124,79 @@ describe('refund sender', () => {
       sql`select refunded, refund_hold_id from deposits where payment_id = ${payment.payment_id}`,
     );
     expect(deposits).toEqual([{ refunded: '300000000000000000', refund_hold_id: null }]);
+  });
+
+  it('signs again a refund whose transaction provably never lands, and closes the spent outputs of a UTXO refund', async () => {
+    const created = await t.app.inject({
+      method: 'POST',
+      url: '/v1/payments',
+      headers: apiKey(merchant.testKey),
+      payload: { amount: '1', currency: 'ETH', chain: 'ethereum' },
+    });
+    const payment = created.json() as { payment_id: string; address: string };
+    await sim.sendDeposit({ to: payment.address, asset: 'ETH', amount: 4n * 10n ** 17n });
+    await blocks(3);
+    const refundAnswer = await t.app.inject({
+      method: 'POST',
+      url: `/v1/payments/${payment.payment_id}/refunds`,
+      headers: apiKey(merchant.testKey),
+      payload: { address: '0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed', amount: '0.1' },
+    });
+    expect(refundAnswer.statusCode, refundAnswer.body).toBe(201);
+    const refundId = (refundAnswer.json() as { id: string }).id;
+    // The simulated chain standing in for a UTXO chain whose first broadcast is lost and then provably expired.
+    const intents: Array<Parameters<NonNullable<typeof sim.buildRefund>>[0]> = [];
+    let lost = true;
+    const utxo: ChainAdapter = {
+      ...sim,
+      refundSpendsOutputs: true,
+      buildRefund: async (intent) => {
+        intents.push(intent);
+        const build = sim.buildRefund;
+        if (build === undefined) throw new Error('the simulator refunds');
+        return build(intent);
+      },
+      broadcast: async (rawTx) => (lost ? undefined : sim.broadcast(rawTx)),
+      forwardStatus: async (txHash) => (lost ? { state: 'expired' } : sim.forwardStatus(txHash)),
+    };
+    const expiring = createRefundSender({
+      db: t.database.db,
+      clock: t.clock,
+      adapter: utxo,
+      payments: t.services.payments,
+      ledger: refundLedger,
+      payoutWallet: async () => '0x1111111111111111111111111111111111111111',
+      refunds: t.services.refunds,
+    });
+    await expiring.run(); // signed and (lost) broadcast
+    expect((await t.services.refunds.get(principal(), refundId)).status).toBe('broadcast');
+    await expiring.run(); // expired: back to be signed again
+    const again = await t.services.refunds.get(principal(), refundId);
+    expect(again).toMatchObject({ status: 'queued', tx_hash: null });
+    expect(again.last_error).toMatch(/expired unseen/);
+    lost = false;
+    for (let round = 0; round < 6; round++) {
+      await expiring.run();
+      await blocks(1);
+    }
+    expect(await t.services.refunds.get(principal(), refundId)).toMatchObject({ status: 'sent' });
+    // Each build spent the deposit's own output, the rest going to the payout wallet.
+    const [deposit] = await queryRows<{
+      id: string;
+      tx_hash: string;
+      output_index: number;
+      forward_id: string | null;
+      refunded: string;
+    }>(
+      t.database.db,
+      sql`select id, tx_hash, output_index, forward_id, refunded from deposits where payment_id = ${payment.payment_id}`,
+    );
+    expect(intents).toHaveLength(2);
+    expect(intents[1]?.from?.outputs).toEqual([
+      { txHash: deposit?.tx_hash, outputIndex: deposit?.output_index, amount: 4n * 10n ** 17n },
+    ]);
+    expect(intents[1]?.change).toBe('0x1111111111111111111111111111111111111111');
+    // Closed: its output is spent, so no sweep takes the rest (it went to the payout in the refund's transaction).
+    expect(deposit).toMatchObject({ forward_id: refundId, refunded: '100000000000000000' });
   });
 });

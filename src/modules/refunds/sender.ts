@@ -6,6 +6,7 @@ import {
   type BlockRef,
   type BuiltRefund,
   type ChainAdapter,
+  type RefundIntent,
   RefundRefused,
   type Transfer,
 } from '../chains/adapter.ts';
@@ -20,7 +21,15 @@ export interface RefundSenderDeps {
   clock: Clock;
   adapter: ChainAdapter;
   payments: Pick<PaymentsService, 'lockForRefund' | 'rowsByIds'>;
-  ledger: Pick<RefundLedger, 'holdDepositsForRefund' | 'releaseRefundHold' | 'cursorHeights'>;
+  ledger: Pick<
+    RefundLedger,
+    'holdDepositsForRefund' | 'releaseRefundHold' | 'depositOutputs' | 'cursorHeights'
+  >;
+  /**
+   * The merchant's payout wallet on the chain in this mode (null: none): where a UTXO refund sends what the outputs
+   * it spends hold beyond the refund.
+   */
+  payoutWallet?: ((merchantId: string, isTest: boolean, chain: string) => Promise<string | null>) | undefined;
   refunds: Pick<RefundsService, 'record' | 'autoRefundOverpaid'>;
   logger?: Logger | undefined;
   /** Test seam: runs right after a refund's signed transaction is committed, before it is broadcast. */
@@ -44,7 +53,8 @@ export interface RefundRunResult {
  *    is broadcast. A refund that cannot be sent as asked (worth less than its fee) fails and frees its amount.
  * 3. Broadcast: the stored transaction, never a rebuilt one, so a crash between 2 and 3 re-sends the SAME transaction,
  *    which the chain takes once.
- * 4. Once it has the chain's confirmations: `sent` (what each deposit gave is recorded, so sweeps take only the rest)
+ * 4. A transaction the chain says can never land (`expired`: Solana, Tron) goes back to step 2 and is signed anew.
+ * 5. Once it has the chain's confirmations: `sent` (what each deposit gave is recorded, so sweeps take only the rest)
  *    and `refund.sent`; a reverted one: `failed`, its deposits freed, and `refund.failed`.
  */
 export function createRefundSender(deps: RefundSenderDeps) {
@@ -113,11 +123,21 @@ export function createRefundSender(deps: RefundSenderDeps) {
     if (row === undefined || row.status !== 'queued' || row.toAddress === null) return false;
     const build = adapter.buildRefund;
     if (build === undefined) return fail(row, ['queued'], `${chain} cannot send refunds`);
-    let from: { address: string; derivationIndex: number } | null = null;
+    let from: RefundIntent['from'] = null;
+    let change: string | null = null;
     if (row.source === 'deposit') {
       const [payment] = await deps.payments.rowsByIds([row.paymentId]);
       if (payment === undefined) throw new Error(`refund ${row.id}: payment ${row.paymentId} missing`);
       from = { address: payment.address, derivationIndex: payment.derivationIndex };
+      if (adapter.refundSpendsOutputs === true) {
+        // UTXO chains: the held deposits' outputs, spent whole; what they hold beyond the refund goes to the payout.
+        const outputs = await ledger.depositOutputs(
+          db,
+          (row.allocations ?? []).map((allocation) => allocation.depositId),
+        );
+        from.outputs = outputs.map(({ txHash, outputIndex, amount }) => ({ txHash, outputIndex, amount }));
+        change = (await deps.payoutWallet?.(payment.merchantId, isTest, chain)) ?? null;
+      }
     }
     let built: BuiltRefund;
     try {
@@ -127,6 +147,7 @@ export function createRefundSender(deps: RefundSenderDeps) {
         amount: BigInt(row.amount),
         to: row.toAddress,
         from,
+        ...(adapter.refundSpendsOutputs === true ? { change } : {}),
       });
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
@@ -193,6 +214,23 @@ export function createRefundSender(deps: RefundSenderDeps) {
       await broadcast(row); // dropped, or never arrived: the very same transaction again
       return null;
     }
+    if (status.state === 'expired') {
+      // Provably never to land (Solana: its blockhash past its life at finalized; Tron: its expiration older than the
+      // solidified block): signed again from the same source, as a sweep is.
+      const now = clock.now();
+      await repo.transition(db, row.id, ['broadcast'], {
+        status: 'queued',
+        rawTx: null,
+        txHash: null,
+        lastError: `transaction ${row.txHash} expired unseen: signed again`,
+        updatedAt: now,
+      });
+      deps.logger?.warn(
+        { chain, isTest, refund: row.id, expired: row.txHash },
+        'refund expired unseen; signing again',
+      );
+      return null;
+    }
     if (status.state !== 'included' || height === undefined) return null;
     if (height - status.blockNumber + 1 < adapter.requiredConfirmations) return null;
     if (status.reverted !== undefined) {
@@ -208,7 +246,12 @@ export function createRefundSender(deps: RefundSenderDeps) {
         ...(status.fee === undefined ? {} : { fee: status.fee.toString() }),
       });
       if (sent === undefined) return false;
-      await ledger.releaseRefundHold(tx, row.id, row.source === 'deposit' ? row.allocations : null);
+      await ledger.releaseRefundHold(
+        tx,
+        row.id,
+        row.source === 'deposit' ? row.allocations : null,
+        row.source === 'deposit' && adapter.refundSpendsOutputs === true,
+      );
       await deps.refunds.record(tx, 'refund.sent', sent);
       return true;
     });

@@ -9,6 +9,7 @@ import {
   readableNetworks,
 } from './network.ts';
 import { createBitcoinNode } from './node.ts';
+import { createBitcoinRefunds } from './refund.ts';
 import { type BitcoinRpc, BitcoinRpcError, createBitcoinRpc } from './rpc.ts';
 import { createMempoolWatcher, fetchBlockTransfers, type UtxoTransfer } from './scan.ts';
 import { addressSpelling, type BitcoinChainSettings, type BitcoinSettings } from './settings.ts';
@@ -36,7 +37,7 @@ import { createZmqWatch, type ZmqWatch } from './zmq.ts';
  *   messages are wake-ups only — what the poll reads decides, and a lost message costs nothing but latency — and the
  *   timed polls go on as the safety net, every ZMQ_POLL_MS (10 s by default) while ZMQ is connected, every POLL_MS
  *   while it is not (or while the optional zeromq library is missing).
- * - Sweeps: see sweep.ts.
+ * - Sweeps: see sweep.ts. Refunds from deposit addresses: refund.ts.
  */
 
 export interface BitcoinAdapter extends ChainAdapter {
@@ -116,6 +117,14 @@ export function createBitcoinAdapter(deps: {
     settings,
     signingKeys: deps.signingKeys,
     logger,
+  });
+  const refunds = createBitcoinRefunds({
+    chainId,
+    isTest,
+    networks: readable,
+    signingKeys: deps.signingKeys,
+    feeRate: sweeper.feeRate,
+    outputScript: sweeper.outputScript,
   });
 
   async function header(hash: string): Promise<RpcHeader> {
@@ -272,6 +281,11 @@ export function createBitcoinAdapter(deps: {
     bumpAfterMs: settings.sweepBumpAfterSeconds * 1000,
     broadcast: sweeper.broadcast,
     forwardStatus: sweeper.forwardStatus,
+    // Refunds from deposit addresses (refund.ts): their outputs spent whole, broadcast and followed like sweeps.
+    refundSpendsOutputs: true,
+    buildRefund: refunds.buildRefund,
+    refundFee: refunds.refundFee,
+    checkRefundAddress: refunds.checkRefundAddress,
 
     async readiness() {
       if (startProblem !== null) return startProblem;

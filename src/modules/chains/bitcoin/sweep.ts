@@ -26,11 +26,11 @@ import type { BitcoinChainSettings, BitcoinFamilyChain } from './settings.ts';
  */
 
 /** Virtual bytes of a P2WPKH input (with a 72-byte signature), the transaction's fixed part. */
-const INPUT_VBYTES = 68n;
-const OVERHEAD_VBYTES = 11n;
+export const INPUT_VBYTES = 68n;
+export const OVERHEAD_VBYTES = 11n;
 /** Below this an output is non-standard dust for the node's relay policy (P2WPKH: 294 sat; 546 covers every type). */
-const MIN_OUTPUT = 546n;
-const RBF_SEQUENCE = 0xfffffffd;
+export const MIN_OUTPUT = 546n;
+export const RBF_SEQUENCE = 0xfffffffd;
 
 export function createBitcoinSweeper(deps: {
   rpc: BitcoinRpc;
@@ -261,9 +261,18 @@ export function createBitcoinSweeper(deps: {
     return { state: 'unknown' };
   }
 
-  return { buildForward, bumpForward, broadcast, forwardStatus, dust: () => [...dust] };
+  return {
+    buildForward,
+    bumpForward,
+    broadcast,
+    forwardStatus,
+    dust: () => [...dust],
+    // For refunds (refund.ts): the same fee rate and output scripts as sweeps.
+    feeRate,
+    outputScript: payoutScript,
+  };
 }
 
-function secpPublicKey(privateKey: Uint8Array): Uint8Array {
+export function secpPublicKey(privateKey: Uint8Array): Uint8Array {
   return secp256k1.getPublicKey(privateKey, true);
 }

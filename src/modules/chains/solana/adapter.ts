@@ -1,10 +1,11 @@
 import { isSolanaError, type Signature } from '@solana/kit';
 import type { Logger } from 'pino';
-import type { BlockRef, ChainAdapter, SeenDeposit, Transfer } from '../adapter.ts';
+import type { BlockRef, BuiltRefund, ChainAdapter, RefundIntent, SeenDeposit, Transfer } from '../adapter.ts';
 import { type AddressDeriver, MAX_DERIVATION_INDEX } from '../derivation.ts';
 import type { DepositSigningKeys } from '../derivation-check.ts';
 import { contractOf, getChain } from '../registry.ts';
 import { associatedTokenAccount } from './ata.ts';
+import { createSolanaRefunds } from './refund.ts';
 import { createSolanaRpcClient, type SolanaRpcClient } from './rpc.ts';
 import { blockTransfers, type RpcBlock } from './scan.ts';
 import { MAINNET_GENESIS_HASH, MAX_FORWARD_INPUTS, type SolanaChainSettings } from './settings.ts';
@@ -43,6 +44,9 @@ export interface SolanaAdapter extends ChainAdapter {
   feePayer(): { address: string | null; lamports: bigint | null };
   /** The polling interval now: slower while the node's slot notifications arrive. */
   readonly pollIntervalMs: number;
+  buildRefund(intent: RefundIntent): Promise<BuiltRefund>;
+  refundFee(asset: string): Promise<bigint>;
+  checkRefundAddress(address: string): Promise<string | null>;
   close(): Promise<void>;
 }
 
@@ -113,6 +117,13 @@ export function createSolanaAdapter(deps: {
     mintOf: (code) => [...assets].find(([, asset]) => asset === code)?.[0] ?? null,
     blockAtSlot: async (slot) => (await known(slot)).ref,
     logger,
+  });
+  const refunds = createSolanaRefunds({
+    rpc,
+    isTest,
+    signingKeys: deps.signingKeys,
+    mintOf: (code) => [...assets].find(([, asset]) => asset === code)?.[0] ?? null,
+    buildForward: sweeper.buildForward,
   });
 
   function remember(entry: Known): Known {
@@ -489,6 +500,10 @@ export function createSolanaAdapter(deps: {
     bumpForward: sweeper.resign,
     broadcast: sweeper.broadcast,
     forwardStatus: sweeper.forwardStatus,
+    // Refunds from deposit addresses (refund.ts): broadcast and followed like sweeps.
+    buildRefund: refunds.buildRefund,
+    refundFee: refunds.refundFee,
+    checkRefundAddress: refunds.checkRefundAddress,
 
     async readiness() {
       if (startProblem !== null) return startProblem;

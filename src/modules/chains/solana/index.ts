@@ -126,6 +126,10 @@ function lazyAdapter(args: {
     bumpForward: async (intent, previous) => (await (await use()).bumpForward?.(intent, previous)) ?? null,
     broadcast: async (rawTx) => (await use()).broadcast(rawTx),
     forwardStatus: async (txHash) => (await use()).forwardStatus(txHash),
+    // Refunds from deposit addresses (refund.ts).
+    buildRefund: async (intent) => (await use()).buildRefund(intent),
+    refundFee: async (asset) => (await use()).refundFee(asset),
+    checkRefundAddress: async (address) => (await use()).checkRefundAddress(address),
     readiness: async () => (real === undefined ? null : real.readiness()),
     // Before the chain has started there is no fee payer to read yet.
     feeWallet: async () => (real === undefined ? null : ((await real.feeWallet?.()) ?? null)),

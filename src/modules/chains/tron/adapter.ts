@@ -1,11 +1,12 @@
 import type { Logger } from 'pino';
 import type { Db } from '../../../db/client.ts';
-import type { ChainAdapter, ResourceStake, SeenDeposit } from '../adapter.ts';
+import type { ChainAdapter, OutgoingTransactions, ResourceStake, SeenDeposit } from '../adapter.ts';
 import { type AddressDeriver, MAX_DERIVATION_INDEX } from '../derivation.ts';
 import type { DepositSigningKeys } from '../derivation-check.ts';
 import { contractOf, getChain } from '../registry.ts';
 import { createTronHttp, type TronHttp } from './http.ts';
 import { createTronReadiness } from './node.ts';
+import { createTronRefunds } from './refund.ts';
 import { tronBundleStore } from './repo.ts';
 import { createTronScanner } from './scan.ts';
 import type { TronChainSettings, TronSettings } from './settings.ts';
@@ -18,6 +19,7 @@ import { hexAddress } from './tx.ts';
  * - Detection and finality: scan.ts (TRX TransferContracts, USDT Transfer logs of successful calls; credited once the
  *   block is solidified).
  * - Sweeps: sweep.ts (TRX less bandwidth; USDT with energy delegated from the resource wallet, else a capped burn).
+ * - Refunds from deposit addresses: refund.ts (one-deposit sweeps to the payer).
  * - /readyz: node.ts.
  */
 
@@ -41,6 +43,8 @@ export function createTronAdapter(deps: {
   signingKeys: DepositSigningKeys;
   logger: Logger;
   http?: TronHttp;
+  /** Signed refunds: their bundles are found by hash beside the forwards'. */
+  outgoing?: OutgoingTransactions | undefined;
 }): TronAdapter {
   const { settings } = deps;
   const isTest = settings.isTest;
@@ -63,7 +67,7 @@ export function createTronAdapter(deps: {
   let bundles = deps.bundles;
   if (bundles === undefined) {
     if (deps.db === undefined) throw new Error('createTronAdapter needs `db` or `bundles`');
-    bundles = tronBundleStore(deps.db, 'tron', isTest);
+    bundles = tronBundleStore(deps.db, 'tron', isTest, deps.outgoing);
   }
   const expirationMs = settings.sweepExpirationSeconds * 1000;
   const sweeper = createTronSweeper({
@@ -80,6 +84,12 @@ export function createTronAdapter(deps: {
     maxBurnSun: settings.maxBurnSun,
     expirationMs,
     logger,
+  });
+  const refunds = createTronRefunds({
+    http,
+    native,
+    usdt,
+    buildForward: (intent) => sweeper.buildForward(intent),
   });
   // Activations and top-ups from svc's own wallets reach deposit addresses as TRX transfers: never payments.
   const own = new Set(
@@ -120,6 +130,10 @@ export function createTronAdapter(deps: {
     bumpForward: (intent, previous) => sweeper.bumpForward(intent, previous),
     broadcast: sweeper.broadcast,
     forwardStatus: sweeper.forwardStatus,
+    // Refunds from deposit addresses (refund.ts): bundles like the sweeps', followed the same way.
+    buildRefund: refunds.buildRefund,
+    refundFee: refunds.refundFee,
+    checkRefundAddress: refunds.checkRefundAddress,
     readiness,
     feeWalletAddress: sweeper.feeAddress,
     resourceWallet: sweeper.resourceAddress,

@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import { pino } from 'pino';
 import type { Db } from '../../../db/client.ts';
+import type { OutgoingTransactions } from '../adapter.ts';
 import type { AddressDeriver } from '../derivation.ts';
 import type { DepositSigningKeys } from '../derivation-check.ts';
 import { liveNodeWithoutSeed } from '../node-env.ts';
@@ -22,6 +23,8 @@ export function createTronAdapters(deps: {
   deriver: AddressDeriver;
   signingKeys: DepositSigningKeys;
   logger?: Logger | undefined;
+  /** Signed refunds (the refunds module's): their bundles are followed like the sweeps'. */
+  outgoing?: OutgoingTransactions | undefined;
 }): TronAdapter[] {
   const info = getChain('tron');
   if (info === undefined || deps.config.tron.chains.length === 0) return [];
@@ -39,6 +42,7 @@ export function createTronAdapters(deps: {
         deriver: deps.deriver,
         signingKeys: deps.signingKeys,
         logger,
+        outgoing: deps.outgoing,
       }),
     );
   }

@@ -64,6 +64,11 @@ interface Bundle {
    * unsent): this version's undelegations give them back too. Sun as decimal strings.
    */
   carried?: Array<{ address: string; resource: 'ENERGY' | 'BANDWIDTH'; balance: string }>;
+  /**
+   * A refund's bundle (refund.ts): once its transfer landed it is done, even when an undelegation expired unsent (that
+   * stake is logged as still lent: a refund is never signed again after its transfer landed).
+   */
+  refund?: true;
 }
 
 /** Where the sweeper finds the signed bundles (the settlement stores them before broadcasting). */
@@ -105,6 +110,8 @@ const MIN_DELEGATION_SUN = 1_000_000n;
 
 /** Math.min for bigint (Math.min does not take them). */
 const smaller = (a: bigint, b: bigint): bigint => (a < b ? a : b);
+
+export { parseBundle };
 
 export function createTronSweeper(deps: {
   http: TronHttp;
@@ -705,7 +712,15 @@ export function createTronSweeper(deps: {
         }
         // Only undelegations are missing: the transfer is done, but the stake must come back before the sweep is.
         const owed = await owedBack(dead);
-        if (owed.length > 0) {
+        if (owed.length > 0 && bundle.refund === true) {
+          logger.warn(
+            {
+              txHash,
+              owed: owed.map((lent) => `${lent.balance} sun of ${lent.resource} lent to ${lent.address}`),
+            },
+            'Tron refund: an undelegation expired unsent; the refund is done, the stake stays lent until given back (UnDelegateResource by hand)',
+          );
+        } else if (owed.length > 0) {
           logger.warn(
             {
               txHash,
