@@ -132,7 +132,7 @@ export interface paths {
         };
         /**
          * The instance's fee-paying wallets and their balances (operators' dashboard session only)
-         * @description The wallets this instance pays sweep fees from on each connected chain (Solana’s fee payer, an EVM chain’s gas wallet), each with its balance read now and whether it is too low. They are the operator’s, shared by every merchant of the instance: only its operators (the first account and `SVC_OPERATOR_EMAILS`) may see them.
+         * @description The wallets this instance pays sweep fees from on each connected chain (Solana’s fee payer, an EVM chain’s gas wallet) and the refund wallets it sends refunds of swept payments from (an EVM chain with `SVC_CHAIN_<NAME>_REFUND_WALLET=on`, with its token balances), each with its balance read now and whether it is too low (a refund wallet: it could not pay the last refund asked of it). They are the operator’s, shared by every merchant of the instance: only its operators (the first account and `SVC_OPERATOR_EMAILS`) may see them.
          */
         get: operations["listFeeWallets"];
         put?: never;
@@ -841,6 +841,12 @@ export interface components {
             explorer_address_url: string;
             /** @description Tron’s resource wallet: the TRX it has staked (Stake 2.0) to lend energy to USDT sweeps; null when the node could not be asked, absent for other wallets. */
             stake?: components["schemas"]["ResourceStake"] | null;
+            /** @description A refund wallet’s balances in the chain’s tokens (it refunds them from these); absent for other wallets. */
+            token_balances?: {
+                asset: string;
+                /** @description Exact decimal; null when the node could not be asked. */
+                balance_native: string | null;
+            }[];
         };
         FeeWalletList: {
             data: components["schemas"]["FeeWallet"][];

@@ -39,6 +39,8 @@ function settings(url: string, overrides: Partial<EvmChainSettings> = {}): EvmCh
     isTest: false,
     rpcUrls: [url],
     gasKey: undefined,
+    refundWallet: false,
+    refundKey: undefined,
     chainId: 31337,
     maxFeePerGasWei: 500_000_000_000n,
     finality: 'confirmations',

@@ -240,6 +240,24 @@ describe("operators' views", () => {
         short: true,
       },
     });
+    expect(wallets[0]?.tokens).toEqual([]);
+    const refund = readFeeWallets({
+      data: [
+        {
+          chain: 'ethereum',
+          role: 'sends the refunds of swept payments',
+          balance_native: '1.5',
+          token_balances: [
+            { asset: 'USDC', balance_native: '250.000001' },
+            { asset: 'USDT', balance_native: null },
+          ],
+        },
+      ],
+    })[0];
+    expect(refund?.tokens).toEqual([
+      { asset: 'USDC', balance: '250.000001' },
+      { asset: 'USDT', balance: null },
+    ]);
     // Unknown (the node did not answer) is not "no resource wallet": both read as null, the balance says which.
     expect(readFeeWallets({ data: [{ chain: 'tron', stake: null, balance_native: null }] })[0]).toMatchObject(
       {

@@ -496,6 +496,8 @@ export interface FeeWallet {
   explorerUrl: string;
   /** Tron's resource wallet only; null when the node could not say. */
   stake: ResourceStake | null;
+  /** A refund wallet's token balances (empty for other wallets); a balance is null when the node could not say. */
+  tokens: Array<{ asset: string; balance: string | null }>;
 }
 
 function readStake(value: unknown): ResourceStake | null {
@@ -527,6 +529,12 @@ export function readFeeWallets(body: unknown): FeeWallet[] {
       low: flag(source, 'low') === true,
       explorerUrl: text(source, 'explorer_address_url') ?? '',
       stake: readStake(source.stake),
+      tokens: Array.isArray(source.token_balances)
+        ? source.token_balances.map((token: unknown) => {
+            const entry = record(token);
+            return { asset: text(entry, 'asset') ?? '', balance: text(entry, 'balance_native') };
+          })
+        : [],
     };
   });
 }
