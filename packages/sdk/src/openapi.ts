@@ -1099,6 +1099,8 @@ export interface components {
             };
             is_test: boolean;
             order_id: string | null;
+            /** @description The payer's email given at creation, if any. */
+            customer_email: string | null;
             /** @description Up to 50 keys (at most 40 characters each) with string values of at most 500 characters. */
             metadata: {
                 [key: string]: string;
@@ -1199,6 +1201,8 @@ export interface components {
             };
             is_test: boolean;
             order_id: string | null;
+            /** @description The payer's email given at creation, if any. */
+            customer_email: string | null;
             /** @description Up to 50 keys (at most 40 characters each) with string values of at most 500 characters. */
             metadata: {
                 [key: string]: string;
@@ -2457,6 +2461,11 @@ export interface operations {
                     /** @description The mode: required with a dashboard token; with an API key it may be left out and must match the key. */
                     is_test?: boolean;
                     order_id?: string;
+                    /**
+                     * Format: email
+                     * @description The payer's email, when the merchant knows it: with SMTP configured (SVC_SMTP_URL) the payer is mailed a receipt once the payment is paid, and the link of any refund that waits for their address. Never shown on the checkout nor sent in webhooks.
+                     */
+                    customer_email?: string;
                     /** @description Up to 50 keys (at most 40 characters each) with string values of at most 500 characters. */
                     metadata?: {
                         [key: string]: string;
