@@ -3327,6 +3327,11 @@ export interface operations {
                 "application/json": {
                     /** @description The amount, when the link lets the payer enter it. */
                     amount?: string;
+                    /**
+                     * Format: email
+                     * @description The payer's email, if they give it: their receipt and any refund link are mailed there (as a payment's `customer_email`).
+                     */
+                    customer_email?: string;
                 };
             };
         };
