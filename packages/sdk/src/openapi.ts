@@ -520,7 +520,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Payments, deposits, sweeps, refunds or events of one mode as CSV or JSON Lines, streamed (any size): amounts exact, values at the locked rate, sweep and refund fees */
+        /** Payments, deposits, sweeps, refunds or events of one mode as CSV or JSON Lines, streamed (any size): amounts exact, values at creation (locked rate) and at confirmation (the rate stored then), sweep and refund fees */
         get: operations["exportRecords"];
         put?: never;
         post?: never;

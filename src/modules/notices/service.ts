@@ -224,7 +224,7 @@ export function createNotices(deps: NoticesDeps) {
       );
     },
 
-    /** Fee or resource wallets that turned too low to pay for sweeps: to the operators, who fund them. */
+    /** Fee, resource or refund wallets that turned too low for what they pay: to the operators, who fund them. */
     async feeWalletsLow(
       to: string[],
       wallets: Array<{ chain: string; isTest: boolean; wallet: FeeWallet }>,
@@ -240,7 +240,8 @@ export function createNotices(deps: NoticesDeps) {
           'fee_wallet_low',
           address,
           'A fee wallet is running low',
-          `These wallets are too low to pay for the next sweeps; sweeps wait (signed) until they are funded:\n\n` +
+          'These wallets are too low for what they pay: sweeps wait (signed) until their fee wallet is funded, and ' +
+            'refunds a refund wallet cannot pay go to the merchant as payment requests:\n\n' +
             `${lines.join('\n')}\n`,
         );
       }

@@ -299,6 +299,8 @@ export interface Payment {
   expiresAt: string | null;
   checkoutUrl: string | null;
   orderId: string | null;
+  /** The payer's email given at creation (their receipt and refund links go there). */
+  customerEmail: string | null;
   redirectUrl: string | null;
   forwardedAt: string | null;
   forwardTxHash: string | null;
@@ -332,6 +334,7 @@ export function readPayment(value: unknown): Payment {
     expiresAt: text(source, 'expires_at'),
     checkoutUrl: text(source, 'checkout_url'),
     orderId: text(source, 'order_id'),
+    customerEmail: text(source, 'customer_email'),
     redirectUrl: text(source, 'redirect_url'),
     forwardedAt: text(source, 'forwarded_at'),
     forwardTxHash: text(source, 'forward_tx_hash', 'forwarding_tx_hash'),
