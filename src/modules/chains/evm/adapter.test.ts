@@ -348,6 +348,19 @@ describe('EVM adapter against anvil', () => {
       low: false,
       balance: 10n ** 17n - 10n ** 16n,
     });
+
+    // A refund signed and stored but not yet accepted by the node still counts against the wallet: a second one
+    // that only the balance without it could pay is refused, not signed on money already promised.
+    const half = { ...intent, amount: 5n * 10n ** 16n };
+    const first = await withWallet.buildRefund?.({ ...half, id: 'rf_first' });
+    if (first === undefined) throw new Error('no refund built');
+    bundles.put(first.txHash, first.rawTx);
+    await expect(withWallet.buildRefund?.({ ...half, id: 'rf_second' })).rejects.toBeInstanceOf(
+      RefundWalletShort,
+    );
+    await withWallet.broadcast(first.rawTx);
+    expect(await withWallet.forwardStatus(first.txHash)).toMatchObject({ state: 'included' });
+    expect(await chain.ethBalance(wallet)).toBe(4n * 10n ** 16n);
   });
 
   it('a sweep to a payout contract that rejects ether is reported reverted, never as swept', async () => {

@@ -1,5 +1,12 @@
 import type { Logger } from 'pino';
-import { encodeFunctionData, type Hex, keccak256, parseAbi } from 'viem';
+import {
+  decodeFunctionData,
+  encodeFunctionData,
+  type Hex,
+  keccak256,
+  parseAbi,
+  parseTransaction,
+} from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import {
   type BuiltForward,
@@ -294,6 +301,41 @@ export function createEvmSweeper(deps: {
   }
 
   /**
+   * What the refund wallet's signed transactions that the node does not know yet (signed, stored, not accepted by a
+   * broadcast) will take: their ether (value and the most gas they may cost) and their amount of `contract`'s token.
+   * The node's `pending` balances already count what it has; these would otherwise be spent twice on paper.
+   */
+  async function committedByWallet(
+    wallet: string,
+    open: Bundle[],
+    contract: string | null,
+  ): Promise<{ ether: bigint; tokens: bigint }> {
+    const out = { ether: 0n, tokens: 0n };
+    const key = wallet.toLowerCase();
+    for (const bundle of open) {
+      for (const tx of bundle.txs) {
+        if (tx.from.toLowerCase() !== key) continue;
+        if ((await rpc.request<unknown>('eth_getTransactionByHash', [tx.hash])) !== null) continue;
+        const parsed = parseTransaction(tx.raw);
+        out.ether += (parsed.value ?? 0n) + (parsed.gas ?? 0n) * (parsed.maxFeePerGas ?? 0n);
+        if (
+          contract !== null &&
+          parsed.to?.toLowerCase() === contract.toLowerCase() &&
+          parsed.data !== undefined
+        ) {
+          try {
+            const call = decodeFunctionData({ abi: erc20, data: parsed.data });
+            if (call.functionName === 'transfer') out.tokens += call.args[1];
+          } catch {
+            // Not a transfer: no tokens committed.
+          }
+        }
+      }
+    }
+    return out;
+  }
+
+  /**
    * A refund from the refund wallet (a swept payment's): ether less its exact fee, as from a deposit address (what the
    * payer was shown), or the token amount with the gas paid by the wallet's own ether. Throws RefundWalletShort when
    * the wallet's pending balances cannot pay it: the sender then asks the merchant instead.
@@ -310,7 +352,9 @@ export function createEvmSweeper(deps: {
     }
     const wallet = refundAccount.address;
     const { tip, maxFee } = fee;
-    const ether = BigInt(await rpc.request<string>('eth_getBalance', [wallet, 'pending']));
+    const contract = asset.isNative ? null : contractOf(asset, isTest);
+    const committed = await committedByWallet(wallet, open, contract);
+    const ether = BigInt(await rpc.request<string>('eth_getBalance', [wallet, 'pending'])) - committed.ether;
     const short = (what: string): never => {
       refundShort = `refund wallet ${wallet} ${what}`;
       logger.warn({ refund: intent.id, refundWallet: wallet, why: what }, 'refund wallet short');
@@ -333,9 +377,8 @@ export function createEvmSweeper(deps: {
       refundShort = null;
       return { txs: [{ ...signed, nonce }], sent, fee: cost + l1 };
     }
-    const contract = contractOf(asset, isTest);
     if (contract === null) throw new Error(`${asset.code} has no contract on ${chainId} in this mode`);
-    const tokens = await tokenBalanceOf(contract, wallet, 'pending');
+    const tokens = (await tokenBalanceOf(contract, wallet, 'pending')) - committed.tokens;
     if (tokens < intent.amount) {
       short(`holds ${tokens} base units of ${asset.code}, the refund needs ${intent.amount}`);
     }
