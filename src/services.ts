@@ -96,7 +96,13 @@ export function buildServices({
     maxEndpoints: config.webhookMaxEndpoints,
   });
   const events = createEventsService({ db, repo: eventsRepo, clock, endpoints: webhookEndpoints });
-  const notices = createNotices({ send: sendMail, accounts, logger: logger?.child({ worker: 'notices' }) });
+  const notices = createNotices({
+    send: sendMail,
+    accounts,
+    db,
+    clock,
+    logger: logger?.child({ worker: 'notices' }),
+  });
   const settings = createSettingsService({
     db,
     repo: createSettingsRepo(db),
@@ -160,6 +166,10 @@ export function buildServices({
     settings,
     branding: settings.brandingFor,
     ledger: depositLedger,
+    // The payer's receipt, queued in the transaction that confirms the payment (mailed by the notices worker).
+    onPaid: notices.enabled
+      ? (tx, paid, now) => notices.queueReceipts(tx, paid, now, config.publicUrl)
+      : undefined,
   });
   const simulator = createSimulatorService({ db, clock, payments, adapters: chainAdapters });
   const refunds = createRefundsService({
@@ -170,7 +180,7 @@ export function buildServices({
     payments,
     events,
     adapterOf: (chain, isTest) => chainAdapters.get(chain, isTest),
-    mailRefundLink: notices.enabled ? notices.refundLink : undefined,
+    queueRefundLink: notices.enabled ? notices.queueRefundLink : undefined,
     autoRefundsOverpaid: settings.autoRefundsOverpaid,
   });
   const exports = createExportsService({ db, payments, refunds, events, ledger: exportLedger });

@@ -111,6 +111,12 @@ export function backgroundWorkers({
         keepMs: config.retentionMs.attemptBodies,
         purge: services.events.purgeAttemptBodies,
       },
+      {
+        // Payers' mails once sent (or given up): they hold their emails; kept as long as webhook response bodies.
+        name: 'sent_mails',
+        keepMs: config.retentionMs.attemptBodies,
+        purge: services.notices.purgeFinishedMails,
+      },
       { name: 'events', keepMs: config.retentionMs.events, purge: services.events.purgeEvents },
     ],
   });
@@ -150,7 +156,8 @@ export function backgroundWorkers({
     {
       name: 'notices',
       started:
-        'notices started: webhook endpoints failing for an hour and low fee wallets are mailed (SVC_SMTP_URL)',
+        "notices started: payers' receipts and refund links, webhook endpoints failing for an hour and low fee " +
+        'wallets are mailed (SVC_SMTP_URL)',
       start: async () => notices.start(),
       stop: () => notices.stop(),
       readiness: async () => null,

@@ -50,7 +50,8 @@ export type IdPrefix =
   | 'req'
   | 'pwc'
   | 'rf'
-  | 'plink';
+  | 'plink'
+  | 'mail';
 
 /** Prefixed resource id such as `we_3k9…`: 20 random base36 characters (~103 bits). */
 export function newId(prefix: IdPrefix): string {

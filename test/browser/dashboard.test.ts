@@ -318,6 +318,7 @@ if (!runBrowserTests) {
       await page.getByLabel('Amount').fill('25.00');
       await page.getByLabel('I choose the network and coin').check();
       await page.getByLabel('Order ID (optional)').fill(orderId);
+      await page.getByLabel('Customer email (optional)').fill('payer@example.com');
       await page.getByRole('button', { name: 'Create test payment' }).click();
       const created = page.getByTestId('created-payment');
       const creation = await waitFor('the created payment or an error', async () => {
@@ -333,9 +334,14 @@ if (!runBrowserTests) {
         });
         expect(listedPayments.status).toBe(200);
         const payment = (
-          (listedPayments.body?.data ?? []) as Array<{ payment_id: string; status: string }>
+          (listedPayments.body?.data ?? []) as Array<{
+            payment_id: string;
+            status: string;
+            customer_email: string | null;
+          }>
         )[0];
         expect(payment?.status).toBe('pending');
+        expect(payment?.customer_email).toBe('payer@example.com');
         const paymentId = payment?.payment_id ?? '';
         expect(await created.getByTestId('open-checkout').getAttribute('href')).toContain(
           `/pay/${paymentId}`,
@@ -345,6 +351,7 @@ if (!runBrowserTests) {
         await created.getByRole('link', { name: 'View payment' }).click();
         await page.getByRole('heading', { name: /^Payment of 25(\.00)? USD$/, level: 1 }).waitFor();
         await page.getByText('Nothing has arrived at the deposit address yet.').waitFor();
+        expect(await page.getByTestId('customer-email').textContent()).toBe('Payer payer@example.com');
         await screenshot(page, `${shots}/16-payment-pending`);
         await page.getByRole('button', { name: 'Pay in full' }).click();
         const simulated = await waitFor('the simulation or an error', async () => {

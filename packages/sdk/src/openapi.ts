@@ -132,7 +132,7 @@ export interface paths {
         };
         /**
          * The instance's fee-paying wallets and their balances (operators' dashboard session only)
-         * @description The wallets this instance pays sweep fees from on each connected chain (Solana’s fee payer, an EVM chain’s gas wallet), each with its balance read now and whether it is too low. They are the operator’s, shared by every merchant of the instance: only its operators (the first account and `SVC_OPERATOR_EMAILS`) may see them.
+         * @description The wallets this instance pays sweep fees from on each connected chain (Solana’s fee payer, an EVM chain’s gas wallet) and the refund wallets it sends refunds of swept payments from (an EVM chain with `SVC_CHAIN_<NAME>_REFUND_WALLET=on`, with its token balances), each with its balance read now and whether it is too low (a refund wallet: it could not pay the last refund asked of it). They are the operator’s, shared by every merchant of the instance: only its operators (the first account and `SVC_OPERATOR_EMAILS`) may see them.
          */
         get: operations["listFeeWallets"];
         put?: never;
@@ -520,7 +520,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Payments, deposits, sweeps, refunds or events of one mode as CSV or JSON Lines, streamed (any size): amounts exact, values at the locked rate, sweep and refund fees */
+        /** Payments, deposits, sweeps, refunds or events of one mode as CSV or JSON Lines, streamed (any size): amounts exact, values at creation (locked rate) and at confirmation (the rate stored then), sweep and refund fees */
         get: operations["exportRecords"];
         put?: never;
         post?: never;
@@ -841,6 +841,12 @@ export interface components {
             explorer_address_url: string;
             /** @description Tron’s resource wallet: the TRX it has staked (Stake 2.0) to lend energy to USDT sweeps; null when the node could not be asked, absent for other wallets. */
             stake?: components["schemas"]["ResourceStake"] | null;
+            /** @description A refund wallet’s balances in the chain’s tokens (it refunds them from these); absent for other wallets. */
+            token_balances?: {
+                asset: string;
+                /** @description Exact decimal; null when the node could not be asked. */
+                balance_native: string | null;
+            }[];
         };
         FeeWalletList: {
             data: components["schemas"]["FeeWallet"][];
@@ -1093,6 +1099,8 @@ export interface components {
             };
             is_test: boolean;
             order_id: string | null;
+            /** @description The payer's email given at creation, if any. */
+            customer_email: string | null;
             /** @description Up to 50 keys (at most 40 characters each) with string values of at most 500 characters. */
             metadata: {
                 [key: string]: string;
@@ -1193,6 +1201,8 @@ export interface components {
             };
             is_test: boolean;
             order_id: string | null;
+            /** @description The payer's email given at creation, if any. */
+            customer_email: string | null;
             /** @description Up to 50 keys (at most 40 characters each) with string values of at most 500 characters. */
             metadata: {
                 [key: string]: string;
@@ -2451,6 +2461,11 @@ export interface operations {
                     /** @description The mode: required with a dashboard token; with an API key it may be left out and must match the key. */
                     is_test?: boolean;
                     order_id?: string;
+                    /**
+                     * Format: email
+                     * @description The payer's email, when the merchant knows it: with SMTP configured (SVC_SMTP_URL) the payer is mailed a receipt once the payment is paid, and the link of any refund that waits for their address. Never shown on the checkout nor sent in webhooks.
+                     */
+                    customer_email?: string;
                     /** @description Up to 50 keys (at most 40 characters each) with string values of at most 500 characters. */
                     metadata?: {
                         [key: string]: string;
@@ -3312,6 +3327,11 @@ export interface operations {
                 "application/json": {
                     /** @description The amount, when the link lets the payer enter it. */
                     amount?: string;
+                    /**
+                     * Format: email
+                     * @description The payer's email, if they give it: their receipt and any refund link are mailed there (as a payment's `customer_email`).
+                     */
+                    customer_email?: string;
                 };
             };
         };

@@ -10,6 +10,7 @@ export * from './forwards.ts';
 export * from './idempotency-keys.ts';
 export * from './invites.ts';
 export * from './keypairs.ts';
+export * from './mail-outbox.ts';
 export * from './merchant-logos.ts';
 export * from './merchant-settings.ts';
 export * from './merchants.ts';

@@ -63,6 +63,16 @@ export const payments = pgTable(
     forwardTxHash: text('forward_tx_hash'),
     /** Network fees of its forwards (its share when batched), in base units of the chain's native coin. */
     forwardFeeBaseUnits: baseUnits('forward_fee_base_units'),
+    /** The payer's email (`customer_email`): their receipt and refund links are mailed there (SMTP configured). */
+    customerEmail: text('customer_email'),
+    /**
+     * When the payment first became paid (completed or overpaid) and the rate then (units of `currency` per one
+     * `asset`, with its source), stored in that same transaction: exports give its value at confirmation from them.
+     * The rate is null when no price could be had within a moment (the confirmation never waits on a price feed).
+     */
+    confirmedAt: timestamp('confirmed_at', { withTimezone: true, mode: 'date' }),
+    confirmationRate: text('confirmation_rate'),
+    confirmationRateSource: text('confirmation_rate_source'),
     /** When the public checkout's test banner simulated the payer: it may do so once per payment. */
     checkoutSimulatedAt: timestamp('checkout_simulated_at', { withTimezone: true, mode: 'date' }),
     expiresAt: timestamp('expires_at', { withTimezone: true, mode: 'date' }).notNull(),

@@ -119,6 +119,13 @@ export interface OutgoingTransactions {
 /** Thrown by `buildRefund` when the refund cannot be sent as asked (worth less than its fee): never retried. */
 export class RefundRefused extends Error {}
 
+/**
+ * Thrown by `buildRefund` for a refund from the chain's refund wallet (`from: null`) when that wallet, as the node
+ * sees it now, cannot pay it (too little of the asset, or of the native coin for its fee): the refund becomes a
+ * payment request the merchant pays instead, rather than waiting unseen for the operator to fund the wallet.
+ */
+export class RefundWalletShort extends Error {}
+
 /** Where a deposit was seen: checked again just before it is credited. */
 export interface SeenDeposit {
   txHash: string;
@@ -182,6 +189,8 @@ export interface FeeWallet {
   low: boolean;
   /** A Tron resource wallet's stake lending energy to sweeps (Stake 2.0); absent for other wallets. */
   stake?: ResourceStake | null;
+  /** A refund wallet's token balances (base units; null when the node could not be asked); absent for others. */
+  tokens?: Array<{ asset: string; balance: bigint | null }>;
 }
 
 /**
@@ -291,7 +300,8 @@ export interface ChainAdapter {
   buildRefund?(intent: RefundIntent): Promise<BuiltRefund>;
   /**
    * Whether refunds of swept payments can be sent from a wallet of the chain's own (`from: null`): the simulated chain
-   * pays them from its simulated wallet. Unset: they become payment requests the merchant pays.
+   * pays them from its simulated wallet, an EVM chain from its refund wallet when configured
+   * (SVC_CHAIN_<NAME>_REFUND_WALLET). Unset: they become payment requests the merchant pays.
    */
   readonly refundWallet?: boolean;
   /**
@@ -299,6 +309,8 @@ export interface ChainAdapter {
    * to `change`; once sent, those deposits are closed (never swept: their outputs are spent).
    */
   readonly refundSpendsOutputs?: boolean;
+  /** The refund wallet (when `refundWallet` is on and the family has a real one): address and balances read now. */
+  refundWalletView?(): Promise<FeeWallet | null>;
   /** The network fee a refund of `asset` would pay now, in base units of the native coin, as shown before sending. */
   refundFee?(asset: string): Promise<bigint>;
   /**

@@ -56,7 +56,10 @@ export interface ChainAdapters {
   simulated(chain: string): SimulatedChain | undefined;
   /** /readyz detail of every connected node: null when all answer and keep up, else each problem. */
   readiness(): Promise<string | null>;
-  /** The fee-paying wallets of the connected chains (operators see them), each with its balance read now. */
+  /**
+   * The fee-paying wallets of the connected chains and their refund wallets (operators see them), each with its
+   * balance read now.
+   */
   feeWallets(): Promise<Array<{ chain: ChainId; isTest: boolean; wallet: FeeWallet }>>;
 }
 
@@ -151,11 +154,16 @@ export function createChainAdapters(deps: {
     async feeWallets() {
       const found = await Promise.all(
         all().map(async (adapter) => {
-          const wallet = (await adapter.feeWallet?.()) ?? null;
-          return wallet === null ? null : { chain: adapter.chain, isTest: adapter.isTest, wallet };
+          const wallets = [
+            (await adapter.feeWallet?.()) ?? null,
+            (await adapter.refundWalletView?.()) ?? null,
+          ];
+          return wallets.flatMap((wallet) =>
+            wallet === null ? [] : [{ chain: adapter.chain, isTest: adapter.isTest, wallet }],
+          );
         }),
       );
-      return found.filter((entry) => entry !== null);
+      return found.flat();
     },
     async readiness() {
       const problems = await Promise.all(all().map((adapter) => adapter.readiness?.() ?? null));

@@ -9,6 +9,7 @@ import {
   type ChainInfo,
   chains,
   explorerAddressLink,
+  getAsset,
   getChain,
   type NetworkInfo,
   networkOf,
@@ -91,7 +92,9 @@ export function chainsRoutes({ config, services, requireAuth }: RouteContext): F
           summary: "The instance's fee-paying wallets and their balances (operators' dashboard session only)",
           description:
             'The wallets this instance pays sweep fees from on each connected chain (Solana’s fee payer, an EVM ' +
-            'chain’s gas wallet), each with its balance read now and whether it is too low. They are the ' +
+            'chain’s gas wallet) and the refund wallets it sends refunds of swept payments from (an EVM chain with ' +
+            '`SVC_CHAIN_<NAME>_REFUND_WALLET=on`, with its token balances), each with its balance read now and ' +
+            'whether it is too low (a refund wallet: it could not pay the last refund asked of it). They are the ' +
             'operator’s, shared by every merchant of the instance: only its operators (the first account and ' +
             '`SVC_OPERATOR_EMAILS`) may see them.',
           security: [{ bearer: [] }],
@@ -120,6 +123,17 @@ export function chainsRoutes({ config, services, requireAuth }: RouteContext): F
               ...(wallet.stake === undefined
                 ? {}
                 : { stake: wallet.stake === null ? null : stakeView(wallet.stake, decimals) }),
+              ...(wallet.tokens === undefined
+                ? {}
+                : {
+                    token_balances: wallet.tokens.map((token) => ({
+                      asset: token.asset,
+                      balance_native:
+                        token.balance === null
+                          ? null
+                          : fromBaseUnits(token.balance, getAsset(chain, token.asset)?.decimals ?? 0),
+                    })),
+                  }),
             },
           ];
         });

@@ -100,6 +100,20 @@ const feeWalletSchema = z
         'Tron’s resource wallet: the TRX it has staked (Stake 2.0) to lend energy to USDT sweeps; null when the node ' +
           'could not be asked, absent for other wallets.',
       ),
+    token_balances: z
+      .array(
+        z.object({
+          asset: z.string(),
+          balance_native: z
+            .string()
+            .nullable()
+            .describe('Exact decimal; null when the node could not be asked.'),
+        }),
+      )
+      .optional()
+      .describe(
+        'A refund wallet’s balances in the chain’s tokens (it refunds them from these); absent for other wallets.',
+      ),
   })
   .meta({ id: 'FeeWallet' });
 

@@ -52,11 +52,12 @@ describe('exports', () => {
     const lines = all.body.trimEnd().split('\n');
     expect(lines[0]).toBe(
       'payment_id,created_at,expires_at,status,is_test,chain,asset,amount,currency,rate,rate_source,expected_native,' +
-        'received_native,value_at_creation,received_value_at_locked_rate,refunded_native,refund_fees_native,' +
+        'received_native,value_at_creation,received_value_at_locked_rate,confirmed_at,confirmation_rate,' +
+        'confirmation_rate_source,value_at_confirmation,refunded_native,refund_fees_native,' +
         'forwarded_at,forward_tx_hash,sweep_fee_native,native_asset,tx_hash,order_id',
     );
     expect(lines).toHaveLength(4);
-    expect(all.body).toContain(',pending,true,ethereum,ETH,0.5,ETH,1,identity,0.5,0,0.5,0,0,0,,,,ETH,,');
+    expect(all.body).toContain(',pending,true,ethereum,ETH,0.5,ETH,1,identity,0.5,0,0.5,0,,,,,0,0,,,,ETH,,');
     const bitcoin = await get('/v1/exports/payments?chain=bitcoin&format=jsonl');
     expect(bitcoin.headers['content-type']).toBe('application/x-ndjson; charset=utf-8');
     const rows = bitcoin.body

@@ -14,7 +14,8 @@ export function exportsRoutes({ services, requireAuth }: RouteContext): FastifyP
           tags: ['Exports'],
           summary:
             'Payments, deposits, sweeps, refunds or events of one mode as CSV or JSON Lines, streamed (any size): ' +
-            'amounts exact, values at the locked rate, sweep and refund fees',
+            'amounts exact, values at creation (locked rate) and at confirmation (the rate stored then), sweep and ' +
+            'refund fees',
           security: [{ apiKey: [] }, { bearer: [] }],
           params: exportParamsSchema,
           querystring: exportQuerySchema,

@@ -44,6 +44,10 @@ const columns: Record<ExportKind, readonly string[]> = {
     'received_native',
     'value_at_creation',
     'received_value_at_locked_rate',
+    'confirmed_at',
+    'confirmation_rate',
+    'confirmation_rate_source',
+    'value_at_confirmation',
     'refunded_native',
     'refund_fees_native',
     'forwarded_at',
@@ -124,14 +128,15 @@ function native(chain: ChainInfo, asset: string, units: string | bigint | null):
 
 /**
  * What `units` of the payment's asset are worth in its currency at its locked rate, rounded down to the currency's
- * precision (fiat: its minor unit; a coin: its decimals). The rate is units of currency per whole asset.
+ * precision (fiat: its minor unit; a coin: its decimals). The rate is units of currency per whole asset: the locked
+ * one unless another is given (the rate stored when the payment was confirmed).
  */
-function valueAtRate(payment: PaymentRow, units: bigint): string {
+function valueAtRate(payment: PaymentRow, units: bigint, rateText: string = payment.rate): string {
   const chain = chainOf(payment.chain);
   const assetDecimals = getAsset(chain, payment.asset)?.decimals ?? 0;
   const currencyDecimals =
     payment.currency === payment.asset ? assetDecimals : (fiatDecimals(payment.currency) ?? 2);
-  const rate = ratioFromDecimal(payment.rate);
+  const rate = ratioFromDecimal(rateText);
   const scaled =
     (units * rate.num * 10n ** BigInt(currencyDecimals)) / (rate.den * 10n ** BigInt(assetDecimals));
   return fromBaseUnits(scaled, currencyDecimals);
@@ -195,6 +200,10 @@ export function createExportsService(deps: ExportsDeps) {
             received_native: null,
             value_at_creation: payment.amount,
             received_value_at_locked_rate: null,
+            confirmed_at: null,
+            confirmation_rate: null,
+            confirmation_rate_source: null,
+            value_at_confirmation: null,
             refunded_native: null,
             refund_fees_native: null,
             forwarded_at: null,
@@ -224,6 +233,14 @@ export function createExportsService(deps: ExportsDeps) {
           received_native: native(chain, payment.asset, payment.receivedBaseUnits),
           value_at_creation: payment.amount,
           received_value_at_locked_rate: valueAtRate(payment, BigInt(payment.receivedBaseUnits)),
+          // What it received, at the rate of the moment it was confirmed (stored then, never recomputed).
+          confirmed_at: iso(payment.confirmedAt),
+          confirmation_rate: payment.confirmationRate,
+          confirmation_rate_source: payment.confirmationRateSource,
+          value_at_confirmation:
+            payment.confirmationRate === null
+              ? null
+              : valueAtRate(payment, BigInt(payment.receivedBaseUnits), payment.confirmationRate),
           refunded_native: native(chain, payment.asset, refunds?.refunded ?? 0n),
           refund_fees_native: native(chain, chain.nativeAsset.code, refunds?.fees ?? 0n),
           forwarded_at: iso(payment.forwardedAt),

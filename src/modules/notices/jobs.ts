@@ -26,18 +26,41 @@ export interface NoticesJobDeps {
   /** The operators' emails: they fund the fee wallets. */
   operatorEmails(): Promise<string[]>;
   intervalMs?: number;
+  /** How often the mail outbox (payers' receipts and refund links) is polled; default 1 s. */
+  outboxIntervalMs?: number;
   logger?: Logger | undefined;
 }
 
 /**
  * The notices that come from watching rather than from a request: a webhook endpoint failing for an hour (its
  * merchant, once per trip of its breaker) and a fee or resource wallet running low (the operators, once each time it
- * turns low, as this process sees it). A round that fails is logged and tried again at the next interval.
+ * turns low, as this process sees it). A round that fails is logged and tried again at the next interval. Beside them,
+ * the mail outbox: payers' receipts and refund links queued by the transactions that caused them, sent within a
+ * second or so (notices.sendQueued, claimed row by row so that several processes never send one twice).
  */
 export function createNoticesJob(deps: NoticesJobDeps) {
   const intervalMs = deps.intervalMs ?? 60_000;
+  const outboxIntervalMs = deps.outboxIntervalMs ?? 1_000;
   let timer: NodeJS.Timeout | undefined;
   let running: Promise<void> | undefined;
+  let mailTimer: NodeJS.Timeout | undefined;
+  let mailing: Promise<void> | undefined;
+
+  async function drainOutbox(): Promise<void> {
+    // A full batch: there may be more waiting, go on at once.
+    while ((await deps.notices.sendQueued(20)).sent === 20) {
+      if (mailTimer === undefined) return;
+    }
+  }
+
+  const mailTick = (): void => {
+    mailing = drainOutbox()
+      .catch((error: unknown) => deps.logger?.error({ err: error }, 'mail outbox round failed; retrying'))
+      .finally(() => {
+        mailing = undefined;
+        if (mailTimer !== undefined) mailTimer = setTimeout(mailTick, outboxIntervalMs);
+      });
+  };
   /** Wallets (chain:mode:address) known low: mailed when they turned low, forgotten once funded. */
   const low = new Set<string>();
 
@@ -78,11 +101,15 @@ export function createNoticesJob(deps: NoticesJobDeps) {
     start(): void {
       if (!deps.notices.enabled) return; // nothing to send without SMTP
       timer = setTimeout(tick, Math.min(intervalMs, 5_000));
+      mailTimer = setTimeout(mailTick, 0);
     },
     async stop(): Promise<void> {
       if (timer !== undefined) clearTimeout(timer);
       timer = undefined;
+      if (mailTimer !== undefined) clearTimeout(mailTimer);
+      mailTimer = undefined;
       await running;
+      await mailing;
     },
   };
 }

@@ -4,6 +4,8 @@ interface Mail {
   to: string;
   subject: string;
   text: string;
+  /** The Message-ID header (`<…@…>`); set by the outbox so that a mail sent again after a crash is the same mail. */
+  messageId?: string | undefined;
 }
 
 /** Sends one mail; rejects when the SMTP server refuses or cannot be reached. */
@@ -18,6 +20,12 @@ export function createMailer(smtpUrl: string, from: string): SendMail {
   let transport: Promise<Transporter> | undefined;
   return async (mail) => {
     transport ??= import('nodemailer').then(({ createTransport }) => createTransport(smtpUrl));
-    await (await transport).sendMail({ from, to: mail.to, subject: mail.subject, text: mail.text });
+    await (await transport).sendMail({
+      from,
+      to: mail.to,
+      subject: mail.subject,
+      text: mail.text,
+      ...(mail.messageId === undefined ? {} : { messageId: mail.messageId }),
+    });
   };
 }

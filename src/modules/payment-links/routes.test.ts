@@ -161,6 +161,50 @@ describe('payment links', () => {
     expect(payment.json()).toMatchObject({ amount: '7.5', currency: 'EUR', chosen_by: 'payer' });
   });
 
+  it("take the payer's email for their receipt, on the page and over the API, and refuse one that is not", async () => {
+    const link = (await createLink(apiKey(m.testKey), { title: 'Tip', amount: '3', currency: 'EUR' })).json();
+    const page = await t.app.inject({
+      method: 'GET',
+      url: `/l/${link.id}`,
+      headers: { 'accept-language': 'de' },
+    });
+    expect(page.body).toContain('<label for="link-email">E-Mail für Ihre Quittung (optional)</label>');
+    expect(page.body).toContain('name="customer_email" type="email" autocomplete="email"');
+    const wrong = await form(link.id, 'customer_email=nobody', '203.0.113.4');
+    expect(wrong.statusCode).toBe(400);
+    expect(wrong.body).toContain('aria-describedby="link-email-error"');
+    expect(wrong.body).toContain('value="nobody"');
+    const ok = await form(link.id, 'customer_email=payer%40example.com', '203.0.113.4');
+    expect(ok.statusCode).toBe(303);
+    const viaPage = await t.app.inject({
+      method: 'GET',
+      url: `/v1/payments/${String(ok.headers.location).replace('/pay/', '')}`,
+      headers: apiKey(m.testKey),
+    });
+    expect(viaPage.json()).toMatchObject({ customer_email: 'payer@example.com', amount: '3' });
+    const api = await t.app.inject({
+      method: 'POST',
+      url: `/v1/payment-links/${link.id}/payments`,
+      payload: { customer_email: 'other@example.com' },
+      remoteAddress: '203.0.113.5',
+    });
+    expect(api.statusCode, api.body).toBe(201);
+    const viaApi = await t.app.inject({
+      method: 'GET',
+      url: `/v1/payments/${api.json().payment_id}`,
+      headers: apiKey(m.testKey),
+    });
+    expect(viaApi.json()).toMatchObject({ customer_email: 'other@example.com' });
+    const refused = await t.app.inject({
+      method: 'POST',
+      url: `/v1/payment-links/${link.id}/payments`,
+      payload: { customer_email: 'not-an-email' },
+      remoteAddress: '203.0.113.5',
+    });
+    expect(refused.statusCode).toBe(400);
+    expect(refused.json().error.param).toBe('customer_email');
+  });
+
   it('close when turned off, and limit the payments one client IP makes', async () => {
     const link = (
       await createLink(apiKey(m.testKey), { title: 'Old offer', amount: '1', currency: 'USD' })

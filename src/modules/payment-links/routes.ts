@@ -103,7 +103,15 @@ export function paymentLinksRoutes({
         },
       },
       async (request, reply) =>
-        reply.status(201).send(await services.paymentLinks.pay(request.params.id, request.body.amount)),
+        reply
+          .status(201)
+          .send(
+            await services.paymentLinks.pay(
+              request.params.id,
+              request.body.amount,
+              request.body.customer_email,
+            ),
+          ),
     );
   };
 }

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { checkoutLocales } from '../payments/schemas.ts';
+import { checkoutLocales, createPaymentSchema } from '../payments/schemas.ts';
 
 const linkFields = {
   title: z.string().min(1).max(120).describe('What the payer sees as the heading of the link’s page.'),
@@ -84,6 +84,10 @@ export const linkModeQuerySchema = z.strictObject({
 
 export const payLinkSchema = z.strictObject({
   amount: z.string().max(64).optional().describe('The amount, when the link lets the payer enter it.'),
+  customer_email: createPaymentSchema.shape.customer_email.describe(
+    "The payer's email, if they give it: their receipt and any refund link are mailed there (as a payment's " +
+      '`customer_email`).',
+  ),
 });
 
 export const linkPaymentSchema = z

@@ -3,6 +3,7 @@ import { AppError } from '../../lib/errors.ts';
 import { newId } from '../../lib/ids.ts';
 import { chains, getAsset, getChain } from '../chains/registry.ts';
 import { canonicalAmount, fiatDecimals } from '../payments/amounts.ts';
+import { createPaymentSchema } from '../payments/schemas.ts';
 import type { PaymentsService } from '../payments/service.ts';
 import type { Principal } from '../tenancy/caller.ts';
 import { modeForRead, modeForWrite } from '../tenancy/scope.ts';
@@ -152,11 +153,12 @@ export function createPaymentLinksService(deps: PaymentLinksDeps) {
 
     /**
      * A visit that goes on to pay (public, no key): a payment with the link's terms and, when the link lets the payer
-     * enter it, the payer's amount.
+     * enter it, the payer's amount; with their email when they give it (their receipt, refund links).
      */
     async pay(
       id: string,
       payerAmount: string | undefined,
+      customerEmail?: string | undefined,
     ): Promise<{ payment_id: string; checkout_url: string }> {
       const row = await repo.find(id);
       if (row === undefined) throw new AppError('not_found', 'No such payment link.', { param: 'id' });
@@ -167,7 +169,17 @@ export function createPaymentLinksService(deps: PaymentLinksDeps) {
       if (amount === undefined || amount.trim() === '') {
         throw new AppError('parameter_missing', 'Enter the amount to pay.', { param: 'amount' });
       }
+      // The page's form is not validated by the API's schema: the same rule, checked here.
+      if (
+        customerEmail !== undefined &&
+        !createPaymentSchema.shape.customer_email.safeParse(customerEmail).success
+      ) {
+        throw new AppError('parameter_invalid', `"${customerEmail}" is not an email address.`, {
+          param: 'customer_email',
+        });
+      }
       const payment = await deps.payments.createFromLink(row, {
+        ...(customerEmail === undefined ? {} : { customer_email: customerEmail }),
         amount: amount.trim(),
         currency: row.currency,
         ...(row.chain === null ? {} : { chain: row.chain }),

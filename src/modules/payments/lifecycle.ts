@@ -4,6 +4,7 @@ import { exactTolerances } from '../settings/service.ts';
 import type { EventsService, RecordPaymentEventInput } from '../webhooks/events/service.ts';
 import { type DepositLedger, noDeposits } from './deposit-facts.ts';
 import { amounts, snapshot, toleranceOf } from './model.ts';
+import type { RateProvider } from './pricing.ts';
 import { isPicked, type PaymentRow, type PaymentsRepo } from './repo.ts';
 import { nextState } from './state-machine.ts';
 import type { PaymentStatus } from './statuses.ts';
@@ -16,7 +17,25 @@ export interface PaymentLifecycleDeps {
   settings: Pick<SettingsService, 'tolerancesFor'>;
   /** The outbox: every status change writes its events in the same transaction. */
   events: Pick<EventsService, 'recordPaymentEvent' | 'recordPaymentEvents'>;
+  /** The rate at confirmation, stored with it (exports' value at confirmation). */
+  rates?: Pick<RateProvider, 'getRate'> | undefined;
+  /**
+   * Inside the settling transaction, for payments that just became paid (completed or overpaid) for the first time:
+   * the payer's receipt is queued here (notices' outbox), so it is mailed exactly when the payment is confirmed.
+   */
+  onPaid?: ((tx: Db, paid: PaidPayment[], now: Date) => Promise<void>) | undefined;
 }
+
+/** A payment as it became paid: its row before the change, what it has received and its latest deposit. */
+interface PaidPayment {
+  row: PaymentRow;
+  status: PaymentStatus;
+  received: bigint;
+  txHash: string | null;
+}
+
+/** How long a confirmation waits for the rate it stores; past it the rate is left null rather than hold the lock. */
+const CONFIRMATION_RATE_WAIT_MS = 1_500;
 
 /** What the state machine weighs for a payment whose payer has not picked a chain: nothing expected yet. */
 const unpicked = { asset: { decimals: 0 }, expected: 0n };
@@ -46,6 +65,7 @@ export function createPaymentLifecycle(deps: PaymentLifecycleDeps) {
     const updates: Array<{ id: string; status: string; receivedBaseUnits: string; txHash: string | null }> =
       [];
     const events: RecordPaymentEventInput[] = [];
+    const paid: PaidPayment[] = [];
     let transitions = 0;
     for (const row of rows) {
       // A payment without its chain has no address, so no deposit: only its window can end.
@@ -83,6 +103,18 @@ export function createPaymentLifecycle(deps: PaymentLifecycleDeps) {
         });
       }
       if (transition.status !== row.status) transitions += 1;
+      if (
+        picked !== undefined &&
+        picked.confirmedAt === null &&
+        (transition.status === 'completed' || transition.status === 'overpaid')
+      ) {
+        paid.push({
+          row: picked,
+          status: transition.status,
+          received: fact.received,
+          txHash: fact.latestTxHash,
+        });
+      }
       for (const step of transition.steps) {
         events.push({
           merchantId: row.merchantId,
@@ -94,7 +126,37 @@ export function createPaymentLifecycle(deps: PaymentLifecycleDeps) {
     }
     await repo.applySettlement(tx, updates, now);
     await deps.events.recordPaymentEvents(tx, events);
+    if (paid.length > 0) {
+      await repo.markConfirmed(
+        tx,
+        await Promise.all(paid.map(async ({ row }) => ({ id: row.id, ...(await confirmationRate(row)) }))),
+        now,
+      );
+      await deps.onPaid?.(tx, paid, now);
+    }
     return { transitions, events: events.length };
+  }
+
+  /**
+   * The rate of the payment's currency per its asset now, for its value at confirmation; null (never a failed
+   * confirmation) when no price comes within CONFIRMATION_RATE_WAIT_MS.
+   */
+  async function confirmationRate(row: PaymentRow): Promise<{ rate: string | null; source: string | null }> {
+    if (deps.rates === undefined) return { rate: null, source: null };
+    let timer: NodeJS.Timeout | undefined;
+    try {
+      const quote = await Promise.race([
+        deps.rates.getRate(row.asset, row.currency, row.isTest),
+        new Promise<null>((resolve) => {
+          timer = setTimeout(() => resolve(null), CONFIRMATION_RATE_WAIT_MS);
+        }),
+      ]);
+      return quote === null ? { rate: null, source: null } : { rate: quote.rate, source: quote.source };
+    } catch {
+      return { rate: null, source: null };
+    } finally {
+      clearTimeout(timer);
+    }
   }
 
   return {

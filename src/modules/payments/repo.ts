@@ -382,6 +382,23 @@ export function createPaymentsRepo(db: Db) {
       );
     },
 
+    /** Records, inside the settling transaction, when payments became paid and the rate then (null: none to be had). */
+    async markConfirmed(
+      tx: Db,
+      confirmed: Array<{ id: string; rate: string | null; source: string | null }>,
+      now: Date,
+    ): Promise<void> {
+      if (confirmed.length === 0) return;
+      await tx.execute(
+        sql`update payments p set confirmed_at = ${now.toISOString()}::timestamptz, confirmation_rate = v.rate,
+                   confirmation_rate_source = v.source
+            from unnest(${pgArray(confirmed.map((c) => c.id))}::uuid[],
+                        ${pgArray(confirmed.map((c) => c.rate))}::text[],
+                        ${pgArray(confirmed.map((c) => c.source))}::text[]) as v(id, rate, source)
+            where p.id = v.id and p.confirmed_at is null`,
+      );
+    },
+
     /** How many payments are open (pending, confirming, underpaid) per chain, status and mode (metrics). */
     async openCounts(
       db: Db,

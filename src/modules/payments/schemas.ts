@@ -47,6 +47,15 @@ export const createPaymentSchema = z.strictObject({
       'The mode: required with a dashboard token; with an API key it may be left out and must match the key.',
     ),
   order_id: z.string().min(1).max(200).optional(),
+  customer_email: z
+    .email()
+    .max(254)
+    .optional()
+    .describe(
+      "The payer's email, when the merchant knows it: with SMTP configured (SVC_SMTP_URL) the payer is mailed a " +
+        'receipt once the payment is paid, and the link of any refund that waits for their address. Never shown on ' +
+        'the checkout nor sent in webhooks.',
+    ),
   metadata: z
     .record(z.string().min(1).max(40), z.string().max(500))
     .refine((value) => Object.keys(value).length <= 50, 'at most 50 keys')
@@ -143,6 +152,7 @@ export const paymentSchema = z
     confirmations: confirmationsSchema,
     is_test: z.boolean(),
     order_id: z.string().nullable(),
+    customer_email: z.string().nullable().describe("The payer's email given at creation, if any."),
     metadata: metadataSchema,
     redirect_url: z.string().nullable(),
     success_url: z.string().nullable().describe('The return address after completion (as `redirect_url`).'),

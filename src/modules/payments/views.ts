@@ -67,6 +67,7 @@ function merchantFields(row: StoredPaymentRow) {
   return {
     is_test: row.isTest,
     order_id: row.orderId,
+    customer_email: row.customerEmail,
     metadata: row.metadata,
     redirect_url: row.redirectUrl,
     success_url: row.redirectUrl,

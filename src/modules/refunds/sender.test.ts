@@ -8,7 +8,7 @@ import {
   type TestApp,
 } from '../../../test/support/harness.ts';
 import { queryRows } from '../../db/client.ts';
-import type { ChainAdapter } from '../chains/adapter.ts';
+import { type ChainAdapter, RefundWalletShort } from '../chains/adapter.ts';
 import type { SimulatedChain } from '../chains/families.ts';
 import { refundLedger } from '../chains/ledger.ts';
 import { createWatcher } from '../chains/watcher.ts';
@@ -198,5 +198,57 @@ describe('refund sender', () => {
     expect(intents[1]?.change).toBe('0x1111111111111111111111111111111111111111');
     // Closed: its output is spent, so no sweep takes the rest (it went to the payout in the refund's transaction).
     expect(deposit).toMatchObject({ forward_id: refundId, refunded: '100000000000000000' });
+  });
+
+  it('a refund wallet too poor for a swept payment hands its refund to the merchant as a payment request', async () => {
+    const created = await t.app.inject({
+      method: 'POST',
+      url: '/v1/payments',
+      headers: apiKey(merchant.testKey),
+      payload: { amount: '1', currency: 'ETH', chain: 'ethereum' },
+    });
+    const payment = created.json() as { payment_id: string; address: string };
+    await sim.sendDeposit({ to: payment.address, asset: 'ETH', amount: 10n ** 18n });
+    await blocks(3);
+    const to = '0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed';
+    const refundAnswer = await t.app.inject({
+      method: 'POST',
+      url: `/v1/payments/${payment.payment_id}/refunds`,
+      headers: apiKey(merchant.testKey),
+      payload: { address: to, amount: '0.25' },
+    });
+    expect(refundAnswer.statusCode, refundAnswer.body).toBe(201);
+    const refundId = (refundAnswer.json() as { id: string }).id;
+    // The deposit is swept (nothing to hold), and the chain's refund wallet holds too little.
+    const asked: Array<string | null> = [];
+    const poorWallet: ChainAdapter = Object.create(sim) as ChainAdapter;
+    Object.assign(poorWallet, {
+      buildRefund: async (intent: Parameters<NonNullable<ChainAdapter['buildRefund']>>[0]) => {
+        asked.push(intent.from?.address ?? null);
+        throw new RefundWalletShort('refund wallet 0xabc holds 0 wei, the refund needs 250000000000000000');
+      },
+    });
+    const run = createRefundSender({
+      db: t.database.db,
+      clock: t.clock,
+      adapter: poorWallet,
+      payments: t.services.payments,
+      ledger: { ...refundLedger, holdDepositsForRefund: async () => null },
+      refunds: t.services.refunds,
+    });
+    expect(await run.run()).toMatchObject({ signed: 0, broadcast: 0, failed: 0 });
+    expect(asked).toEqual([null]); // asked of the refund wallet, once
+    const request = await t.services.refunds.get(principal(), refundId);
+    expect(request).toMatchObject({
+      status: 'awaiting_payment',
+      source: 'merchant',
+      tx_hash: null,
+      payment_request: { amount_native: '0.25', to_address: to },
+    });
+    expect(request.last_error).toContain('holds 0 wei');
+    expect(request.last_error).toContain('the merchant is asked to pay it');
+    // Later rounds never go back to the wallet (nothing was signed, nothing can be sent twice).
+    await run.run();
+    expect(asked).toEqual([null]);
   });
 });

@@ -8,6 +8,7 @@ import {
   type ChainAdapter,
   type RefundIntent,
   RefundRefused,
+  RefundWalletShort,
   type Transfer,
 } from '../chains/adapter.ts';
 import type { RefundLedger } from '../chains/ledger.ts';
@@ -49,6 +50,8 @@ export interface RefundRunResult {
  * 1. A `queued` refund gets its source, with the payment locked: its deposit address while the payment's unswept
  *    deposits in its asset still hold the amount (they are then held: the forwarder leaves them alone until the refund
  *    is final or failed), else the chain's refund wallet, else a payment request the merchant pays (`awaiting_payment`).
+ *    A refund wallet that cannot pay it (RefundWalletShort, read from its balances when signing) hands it to the
+ *    merchant the same way.
  * 2. Its transaction is built and signed, and stored with its hash (`pending`): the intent, committed BEFORE anything
  *    is broadcast. A refund that cannot be sent as asked (worth less than its fee) fails and frees its amount.
  * 3. Broadcast: the stored transaction, never a rebuilt one, so a crash between 2 and 3 re-sends the SAME transaction,
@@ -117,6 +120,23 @@ export function createRefundSender(deps: RefundSenderDeps) {
     });
   }
 
+  /**
+   * The refund wallet cannot pay this refund now: it becomes the merchant's payment request at once (what the
+   * dashboard shows for swept payments without a refund wallet), its reason kept in `last_error`, rather than waiting
+   * unseen until the operator funds the wallet. Nothing was signed, so nothing can be sent twice.
+   */
+  async function toMerchant(row: RefundRow, reason: string): Promise<void> {
+    const now = clock.now();
+    await repo.transition(db, row.id, ['queued'], {
+      source: 'merchant',
+      status: 'awaiting_payment',
+      fee: '0',
+      sentAmount: row.amount,
+      lastError: `${reason}; the merchant is asked to pay it`,
+      updatedAt: now,
+    });
+  }
+
   /** Step 2: signs and stores the intent. True when a refund became `pending`. */
   async function sign(queued: RefundRow): Promise<boolean> {
     const row = await chooseSource(queued);
@@ -152,6 +172,10 @@ export function createRefundSender(deps: RefundSenderDeps) {
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
       if (error instanceof RefundRefused) return fail(row, ['queued'], message);
+      if (error instanceof RefundWalletShort) {
+        await toMerchant(row, message);
+        return false;
+      }
       await repo.noteError(db, row.id, message, clock.now());
       deps.logger?.warn({ chain, isTest, refund: row.id, err: message }, 'refund not signed yet; will retry');
       return false;

@@ -29,8 +29,11 @@ export interface RefundsDeps {
   events: Pick<EventsService, 'recordRefundEvent'>;
   /** The connected chain adapter of a chain and mode. */
   adapterOf(chain: string, isTest: boolean): ChainAdapter | undefined;
-  /** Mails the payer their refund link, when SMTP is configured; failures are logged, never the request's. */
-  mailRefundLink?: ((to: string, link: string, refund: RefundView) => Promise<void>) | undefined;
+  /**
+   * Queues the payer's refund link for mailing inside the refund's creating transaction (the notices' outbox: sent
+   * once, never lost on a crash); a no-op without SMTP.
+   */
+  queueRefundLink?: ((tx: Db, to: string, link: string, refund: RefundView) => Promise<void>) | undefined;
 }
 
 /** Key-sorted JSON of a request, so a replay with the same fields in another order is the same request. */
@@ -292,10 +295,11 @@ export function createRefundsService(deps: RefundsDeps) {
     return fee === null ? null : fromBaseUnits(fee, chainOf(row.chain).nativeAsset.decimals);
   }
 
-  async function mailLink(row: RefundRow): Promise<void> {
-    if (row.payerEmail === null || deps.mailRefundLink === undefined || row.status !== 'awaiting_address')
+  /** Inside the refund's creating transaction: its link to the payer, when it waits for their address. */
+  async function queueLink(tx: Db, row: RefundRow): Promise<void> {
+    if (row.payerEmail === null || deps.queueRefundLink === undefined || row.status !== 'awaiting_address')
       return;
-    await deps.mailRefundLink(row.payerEmail, linkOf(row.id), toView(row));
+    await deps.queueRefundLink(tx, row.payerEmail, linkOf(row.id), toView(row));
   }
 
   return {
@@ -373,7 +377,8 @@ export function createRefundsService(deps: RefundsDeps) {
               : { currency: null, currencyAmount: null }),
             status: address === null ? 'awaiting_address' : 'queued',
             toAddress: address,
-            payerEmail: input.email ?? null,
+            // The payer's email given with the refund, else the one the payment was created with.
+            payerEmail: input.email ?? locked.customerEmail ?? null,
             reason: input.reason ?? null,
             idempotencyKey: idempotencyKey ?? null,
             requestHash,
@@ -381,6 +386,7 @@ export function createRefundsService(deps: RefundsDeps) {
           };
           await repo.insert(tx, inserted);
           await record(tx, 'refund.created', inserted);
+          await queueLink(tx, inserted);
           return inserted;
         });
       } catch (error) {
@@ -397,7 +403,6 @@ export function createRefundsService(deps: RefundsDeps) {
         }
         throw error;
       }
-      await mailLink(row).catch(() => undefined);
       return { status: 201, body: toView(row, await feeEstimate(adapter, row.asset)) };
     },
 
@@ -494,9 +499,11 @@ export function createRefundsService(deps: RefundsDeps) {
             amount: amount.toString(),
             reason: 'overpaid excess (automatic)',
             automatic: true,
+            payerEmail: locked.customerEmail ?? null,
           };
           await repo.insert(tx, inserted);
           await record(tx, 'refund.created', inserted);
+          await queueLink(tx, inserted);
           return inserted;
         });
         if (row !== null) made += 1;

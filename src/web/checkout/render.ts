@@ -647,6 +647,7 @@ export function renderLinkPage(
     localeQuery?: Locale | undefined;
     error?: { text: string; param: string | undefined };
     entered?: string;
+    enteredEmail?: string;
   },
 ): string {
   const t = options.t ?? translator('en');
@@ -654,7 +655,13 @@ export function renderLinkPage(
   const ctx: Ctx = { t, view: {} as CheckoutView, now: new Date(), suffix };
   const id = escapeHtml(link.id);
   const amountError = options.error?.param === 'amount' ? options.error.text : null;
-  const otherError = options.error !== undefined && amountError === null ? options.error.text : null;
+  const emailError = options.error?.param === 'customer_email' ? options.error.text : null;
+  const otherError =
+    options.error !== undefined && amountError === null && emailError === null ? options.error.text : null;
+  // The payer's email, for their receipt and any refund link (optional).
+  const email = `<p class="field"><label for="link-email">${escapeHtml(t.m.linkEmail)}</label>
+<input id="link-email" name="customer_email" type="email" autocomplete="email" maxlength="254" value="${escapeHtml(options.enteredEmail ?? '')}"${emailError === null ? '' : ' aria-invalid="true" aria-describedby="link-email-error"'}>
+${emailError === null ? '' : `<span class="field-error" id="link-email-error">${escapeHtml(emailError)}</span>`}</p>`;
   const amount =
     link.amount === null
       ? `<p class="field"><label for="link-amount">${escapeHtml(t.m.linkAmount({ currency: link.currency }))}</label>
@@ -665,6 +672,7 @@ ${amountError === null ? '' : `<span class="field-error" id="link-amount-error">
     ? `${link.description === null ? '' : `<p class="lead">${escapeHtml(link.description)}</p>`}
 <form class="link-form" method="post" action="/l/${id}${suffix}">
 ${amount}
+${email}
 ${otherError === null ? '' : `<p class="notice notice-error" role="alert">${escapeHtml(otherError)}</p>`}
 <button type="submit" class="button primary block">${escapeHtml(t.m.continueToPayment)}</button>
 </form>`

@@ -282,7 +282,7 @@ export function checkoutRoutes(deps: {
       request: PageRequest,
       reply: FastifyReply,
       id: string,
-      problem?: { error: AppError; entered: string },
+      problem?: { error: AppError; entered: string; enteredEmail: string },
     ): Promise<FastifyReply> => {
       securityHeaders(reply).type('text/html; charset=utf-8');
       const query = requestedLocale(request);
@@ -312,6 +312,7 @@ export function checkoutRoutes(deps: {
             : {
                 error: { text: problem.error.message, param: problem.error.param },
                 entered: problem.entered,
+                enteredEmail: problem.enteredEmail,
               }),
         },
       );
@@ -328,13 +329,18 @@ export function checkoutRoutes(deps: {
       async (request, reply) => {
         const id = request.params.link_id;
         const entered = field(request.body, 'amount');
+        const enteredEmail = field(request.body, 'customer_email').trim();
         let created: Awaited<ReturnType<LinksForCheckout['pay']>>;
         try {
           await deps.paymentLinkLimit?.(request, reply);
-          created = await deps.paymentLinks.pay(id, entered === '' ? undefined : entered);
+          created = await deps.paymentLinks.pay(
+            id,
+            entered === '' ? undefined : entered,
+            enteredEmail === '' ? undefined : enteredEmail,
+          );
         } catch (error) {
           if (error instanceof AppError && error.code !== 'not_found') {
-            return linkPage(request, reply, id, { error, entered });
+            return linkPage(request, reply, id, { error, entered, enteredEmail });
           }
           if (error instanceof AppError) return linkPage(request, reply, id);
           throw error;

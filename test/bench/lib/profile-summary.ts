@@ -11,7 +11,7 @@ interface CpuProfile {
   timeDeltas: number[];
 }
 
-export interface SelfTime {
+interface SelfTime {
   /** `function file:line`, with node_modules and the working directory cut off the path. */
   frame: string;
   ms: number;
@@ -29,7 +29,7 @@ function shortUrl(url: string, root: string): string {
  * Where a profile's samples landed, by function (self time, the time a function was on top of the stack), largest
  * first; `(idle)` is time the thread waited, kept so that a reader sees how busy the thread was at all.
  */
-export function selfTimes(profile: CpuProfile, root: string, top = 25): SelfTime[] {
+function selfTimes(profile: CpuProfile, root: string, top = 25): SelfTime[] {
   const frames = new Map<number, string>();
   for (const node of profile.nodes) {
     const { functionName, url, lineNumber } = node.callFrame;

@@ -130,6 +130,8 @@ async function scannerShare(
       isTest: false,
       rpcUrls: [anvil.url],
       gasKey: undefined,
+      refundWallet: false,
+      refundKey: undefined,
       chainId: 31337,
       maxFeePerGasWei: 10n ** 12n,
       finality: 'confirmations',

@@ -5,9 +5,10 @@ import { type Anvil, startAnvil } from '../../../../test/support/anvil.ts';
 import { compileContracts } from '../../../../test/support/contracts.ts';
 import { type EvmTestChain, setUpEvmChain } from '../../../../test/support/evm.ts';
 import { testMnemonic } from '../../../../test/support/harness.ts';
+import { RefundWalletShort } from '../adapter.ts';
 import { createAddressDeriver } from '../derivation.ts';
 import { createDepositSigningKeys, createDerivationCheck } from '../derivation-check.ts';
-import { type BundleStore, createEvmAdapter, type EvmAdapter } from './adapter.ts';
+import { type BundleStore, createEvmAdapter, EVM_REFUND_WALLET_INDEX, type EvmAdapter } from './adapter.ts';
 import { reconcileIndex } from './reconcile.ts';
 import { createEvmRpc } from './rpc.ts';
 import type { EvmChainSettings, EvmSettings } from './settings.ts';
@@ -39,6 +40,8 @@ function settings(url: string, overrides: Partial<EvmChainSettings> = {}): EvmCh
     isTest: false,
     rpcUrls: [url],
     gasKey: undefined,
+    refundWallet: false,
+    refundKey: undefined,
     chainId: 31337,
     maxFeePerGasWei: 500_000_000_000n,
     finality: 'confirmations',
@@ -302,6 +305,62 @@ describe('EVM adapter against anvil', () => {
     expect(await chain.ethBalance(from)).toBe(0n);
     await adapter.broadcast(built.rawTx);
     expect(await chain.ethBalance(payout)).toBe(built.amount);
+  });
+
+  it('sends refunds of swept payments from the refund wallet when it is on, and says when it is too poor', async () => {
+    expect(adapter.refundWallet).toBeUndefined();
+    expect(await adapter.refundWalletView?.()).toBeNull();
+    const intent = { id: 'rf_wallet', asset: 'ETH', amount: 10n ** 16n, to: address(30), from: null };
+    await expect(adapter.buildRefund?.(intent)).rejects.toThrow(/no refund wallet/);
+
+    const withWallet = createEvmAdapter({
+      settings: settings(anvil.url, { refundWallet: true }),
+      shared,
+      requiredConfirmations: 2,
+      deriver,
+      signingKeys,
+      logger,
+      bundles,
+    });
+    await withWallet.start();
+    expect(withWallet.refundWallet).toBe(true);
+    const wallet = deriver.deriveAddress('ethereum', false, EVM_REFUND_WALLET_INDEX);
+    expect(await withWallet.refundWalletView?.()).toMatchObject({
+      address: wallet,
+      balance: 0n,
+      low: false,
+      tokens: expect.arrayContaining([{ asset: 'USDC', balance: 0n }]),
+    });
+    // Empty: nothing is signed, the caller hands the refund to the merchant, and the wallet shows as low.
+    await expect(withWallet.buildRefund?.(intent)).rejects.toBeInstanceOf(RefundWalletShort);
+    expect(await withWallet.refundWalletView?.()).toMatchObject({ low: true });
+
+    await chain.publicClient.waitForTransactionReceipt({ hash: await chain.sendEth(wallet, 10n ** 17n) });
+    const built = await withWallet.buildRefund?.(intent);
+    if (built === undefined) throw new Error('no refund built');
+    expect(built.sent + built.fee).toBe(10n ** 16n);
+    bundles.put(built.txHash, built.rawTx);
+    await withWallet.broadcast(built.rawTx);
+    expect(await withWallet.forwardStatus(built.txHash)).toMatchObject({ state: 'included', fee: built.fee });
+    expect(await chain.ethBalance(address(30))).toBe(built.sent);
+    expect(await chain.ethBalance(wallet)).toBe(10n ** 17n - 10n ** 16n);
+    expect(await withWallet.refundWalletView?.()).toMatchObject({
+      low: false,
+      balance: 10n ** 17n - 10n ** 16n,
+    });
+
+    // A refund signed and stored but not yet accepted by the node still counts against the wallet: a second one
+    // that only the balance without it could pay is refused, not signed on money already promised.
+    const half = { ...intent, amount: 5n * 10n ** 16n };
+    const first = await withWallet.buildRefund?.({ ...half, id: 'rf_first' });
+    if (first === undefined) throw new Error('no refund built');
+    bundles.put(first.txHash, first.rawTx);
+    await expect(withWallet.buildRefund?.({ ...half, id: 'rf_second' })).rejects.toBeInstanceOf(
+      RefundWalletShort,
+    );
+    await withWallet.broadcast(first.rawTx);
+    expect(await withWallet.forwardStatus(first.txHash)).toMatchObject({ state: 'included' });
+    expect(await chain.ethBalance(wallet)).toBe(4n * 10n ** 16n);
   });
 
   it('a sweep to a payout contract that rejects ether is reported reverted, never as swept', async () => {

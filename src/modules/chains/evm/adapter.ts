@@ -34,6 +34,9 @@ import type { EvmChainSettings, EvmSettings } from './settings.ts';
  *   the max fee so that exactly that is charged and nothing is stranded); inputs worth less than the fee are left
  *   (dust) and logged;
  * - tokens: for each deposit address short of gas, a top-up from the gas wallet, then the token transfer.
+ * Refunds of swept payments, when the chain has a refund wallet (SVC_CHAIN_<NAME>_REFUND_WALLET=on): sent from that
+ * wallet (its key derived at EVM_REFUND_WALLET_INDEX, or REFUND_KEY), ether less its fee or tokens with the wallet's
+ * own gas; a wallet too poor for one throws RefundWalletShort and the refund becomes the merchant's payment request.
  * Nonces come from one manager per sending address: the node's pending count, raised past those of open forwards.
  * `broadcast` and `forwardStatus` (re)send exactly the stored transactions, never a re-signed one.
  */
@@ -54,6 +57,12 @@ export interface EvmAdapter extends ChainAdapter {
   dust(): Array<{ address: string; asset: string; amount: bigint; at: Date }>;
 }
 
+/**
+ * The derivation index of an EVM chain's refund wallet (SVC_CHAIN_<NAME>_REFUND_WALLET=on without REFUND_KEY): next to
+ * the gas wallet's 2^31-1, far beyond any deposit index (they count up from 0).
+ */
+export const EVM_REFUND_WALLET_INDEX = MAX_DERIVATION_INDEX - 1;
+
 export interface EvmAdapterDeps {
   /** The database holding the forwards table; or give `bundles` directly. */
   db?: Db;
@@ -61,7 +70,7 @@ export interface EvmAdapterDeps {
   settings: EvmChainSettings;
   shared: EvmSettings;
   requiredConfirmations: number;
-  /** The default gas wallet's key (SVC_CHAIN_<NAME>_GAS_KEY unset). */
+  /** The default gas wallet's and refund wallet's keys (SVC_CHAIN_<NAME>_GAS_KEY / _REFUND_KEY unset). */
   deriver: AddressDeriver;
   /** Deposit keys, each checked against its deposit address before it signs a sweep. */
   signingKeys: DepositSigningKeys;
@@ -111,6 +120,10 @@ export function createEvmAdapter(deps: EvmAdapterDeps): EvmAdapter {
     settings.gasKey ??
     (`0x${Buffer.from(deriver.derivePrivateKey(chainId, isTest, MAX_DERIVATION_INDEX)).toString('hex')}` as Hex);
   const gasWallet = privateKeyToAccount(gasKey).address;
+  const refundKey: Hex | undefined = !settings.refundWallet
+    ? undefined
+    : (settings.refundKey ??
+      (`0x${Buffer.from(deriver.derivePrivateKey(chainId, isTest, EVM_REFUND_WALLET_INDEX)).toString('hex')}` as Hex));
   const node = createEvmNode({
     rpc,
     info,
@@ -132,6 +145,7 @@ export function createEvmAdapter(deps: EvmAdapterDeps): EvmAdapter {
     bundles: deps.bundles ?? bundleStoreOf(deps.db, chainId, isTest, deps.outgoing),
     signingKeys: deps.signingKeys,
     gasKey,
+    refundKey,
     logger,
   });
 
@@ -154,11 +168,25 @@ export function createEvmAdapter(deps: EvmAdapterDeps): EvmAdapter {
     broadcast: sweeper.broadcast,
     forwardStatus: sweeper.forwardStatus,
     buildRefund: sweeper.buildRefund,
+    ...(refundKey === undefined ? {} : { refundWallet: true }),
     refundFee: sweeper.refundFee,
     checkRefundAddress: sweeper.checkRefundAddress,
     readiness: node.readiness,
     finalizedBlock: node.finalizedBlock,
     dust: sweeper.dust,
+
+    async refundWalletView() {
+      const wallet = await sweeper.refundWallet();
+      if (wallet === null) return null;
+      return {
+        role: `sends the refunds of swept payments (fund it with ${info.nativeAsset.code} for gas and with what it refunds)`,
+        address: wallet.address,
+        balance: wallet.balance,
+        lowBelow: null,
+        low: sweeper.refundShort() !== null,
+        tokens: wallet.tokens,
+      };
+    },
 
     async feeWallet() {
       let balance: bigint | null = null;

@@ -13,6 +13,7 @@ describe('EVM chain settings from the environment', () => {
       SVC_TEST_CHAIN_BASE_CHAIN_ID: '31337',
       SVC_TEST_CHAIN_BASE_POLL_MS: '250',
       SVC_TEST_CHAIN_BASE_TRACE: 'trace',
+      SVC_TEST_CHAIN_BASE_REFUND_WALLET: 'on',
     });
     expect(chains).toEqual([
       {
@@ -20,6 +21,8 @@ describe('EVM chain settings from the environment', () => {
         isTest: false,
         rpcUrls: ['https://a.example/key1', 'https://b.example'],
         gasKey: undefined,
+        refundWallet: false,
+        refundKey: undefined,
         chainId: undefined,
         maxFeePerGasWei: 80_500_000_000n,
         finality: 'finalized',
@@ -31,6 +34,8 @@ describe('EVM chain settings from the environment', () => {
         isTest: true,
         rpcUrls: ['http://127.0.0.1:8545'],
         gasKey: undefined,
+        refundWallet: true,
+        refundKey: undefined,
         chainId: 31337,
         maxFeePerGasWei: 10_000_000_000n,
         finality: 'confirmations',
@@ -47,8 +52,27 @@ describe('EVM chain settings from the environment', () => {
     [{ SVC_CHAIN_BSC_RPC_URL: 'https://x', SVC_CHAIN_BSC_FINALITY: 'safe' }, /FINALITY/],
     [{ SVC_CHAIN_BSC_RPC_URL: 'https://x', SVC_CHAIN_BSC_TRACE: 'yes' }, /TRACE/],
     [{ SVC_CHAIN_BSC_RPC_URL: 'https://x', SVC_CHAIN_BSC_POLL_MS: '10' }, /POLL_MS/],
+    [{ SVC_CHAIN_BSC_RPC_URL: 'https://x', SVC_CHAIN_BSC_REFUND_WALLET: 'maybe' }, /REFUND_WALLET/],
+    [{ SVC_CHAIN_BSC_RPC_URL: 'https://x', SVC_CHAIN_BSC_REFUND_KEY: '0x12' }, /SVC_CHAIN_BSC_REFUND_KEY/],
+    [
+      {
+        SVC_CHAIN_BSC_RPC_URL: 'https://x',
+        SVC_CHAIN_BSC_REFUND_KEY: `0x${'11'.repeat(32)}`,
+        SVC_CHAIN_BSC_REFUND_WALLET: 'off',
+      },
+      /REFUND_WALLET is off/,
+    ],
   ])('refuses a bad value and names the variable (%o)', (env, message) => {
     expect(() => parseEvmChainSettings(env)).toThrow(message);
+  });
+
+  it('turns the refund wallet on with a key of its own', () => {
+    const key = `0x${'22'.repeat(32)}`;
+    const [settings] = parseEvmChainSettings({
+      SVC_CHAIN_POLYGON_RPC_URL: 'https://x',
+      SVC_CHAIN_POLYGON_REFUND_KEY: key,
+    });
+    expect(settings).toMatchObject({ chain: 'polygon', refundWallet: true, refundKey: key });
   });
 
   it('stops the program at boot with the variable named', () => {

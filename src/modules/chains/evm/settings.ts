@@ -9,6 +9,10 @@ import { type ChainId, chains } from '../registry.ts';
  *                   unless its test variable is set.
  * - `GAS_KEY`       0x-prefixed private key of the wallet that tops up deposit addresses with gas before a token
  *                   sweep; unset: the key derived from the mode's mnemonic at the reserved index 2^31-1.
+ * - `REFUND_WALLET` `on` to send refunds of swept payments from the chain's refund wallet (default `off`: the merchant
+ *                   pays them from their own wallet, a payment request on the dashboard). Its key is derived from the
+ *                   mode's mnemonic at the reserved index 2^31-2, unless `REFUND_KEY` gives one (which also turns it on).
+ * - `REFUND_KEY`    0x-prefixed private key of the refund wallet (implies REFUND_WALLET=on).
  * - `CHAIN_ID`      the EIP-155 chain id the node must report (default: the registry's, 1 for ethereum, …; set it for
  *                   a local node or a fork).
  * - `MAX_FEE_GWEI`  cap on the max fee per gas of a sweep; above it sweeps wait (default 500, 10 on L2s).
@@ -29,6 +33,10 @@ export interface EvmChainSettings {
   isTest: boolean;
   rpcUrls: string[];
   gasKey: `0x${string}` | undefined;
+  /** Refunds of swept payments are sent from the chain's refund wallet (REFUND_WALLET=on or REFUND_KEY set). */
+  refundWallet: boolean;
+  /** The refund wallet's key; unset: derived from the mode's mnemonic at EVM_REFUND_WALLET_INDEX. */
+  refundKey: `0x${string}` | undefined;
   /** Overrides the registry's EIP-155 id (local nodes, forks). */
   chainId: number | undefined;
   maxFeePerGasWei: bigint;
@@ -68,6 +76,20 @@ export function parseEvmChainSettings(env: Record<string, string | undefined>): 
       if (gasKey !== undefined && !/^0x[0-9a-fA-F]{64}$/.test(gasKey)) {
         throw new Error(`${prefix}GAS_KEY: must be a 0x-prefixed 32-byte hex private key`);
       }
+      const refundKey = get('REFUND_KEY');
+      if (refundKey !== undefined && !/^0x[0-9a-fA-F]{64}$/.test(refundKey)) {
+        throw new Error(`${prefix}REFUND_KEY: must be a 0x-prefixed 32-byte hex private key`);
+      }
+      const refundWalletText = (
+        get('REFUND_WALLET') ?? (refundKey === undefined ? 'off' : 'on')
+      ).toLowerCase();
+      if (!['on', 'off', 'true', 'false', '1', '0'].includes(refundWalletText)) {
+        throw new Error(`${prefix}REFUND_WALLET: must be "on" or "off"`);
+      }
+      const refundWallet = ['on', 'true', '1'].includes(refundWalletText);
+      if (!refundWallet && refundKey !== undefined) {
+        throw new Error(`${prefix}REFUND_KEY is set but ${prefix}REFUND_WALLET is off: unset one of them`);
+      }
       const chainIdText = get('CHAIN_ID');
       if (chainIdText !== undefined && !/^[1-9]\d{0,15}$/.test(chainIdText)) {
         throw new Error(`${prefix}CHAIN_ID: must be a positive integer`);
@@ -95,6 +117,8 @@ export function parseEvmChainSettings(env: Record<string, string | undefined>): 
         isTest,
         rpcUrls,
         gasKey: gasKey as `0x${string}` | undefined,
+        refundWallet,
+        refundKey: refundKey as `0x${string}` | undefined,
         chainId: chainIdText === undefined ? undefined : Number(chainIdText),
         maxFeePerGasWei,
         finality,

@@ -1,5 +1,12 @@
 import type { Logger } from 'pino';
-import { encodeFunctionData, type Hex, keccak256, parseAbi } from 'viem';
+import {
+  decodeFunctionData,
+  encodeFunctionData,
+  type Hex,
+  keccak256,
+  parseAbi,
+  parseTransaction,
+} from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import {
   type BuiltForward,
@@ -8,6 +15,7 @@ import {
   type ForwardStatus,
   type RefundIntent,
   RefundRefused,
+  RefundWalletShort,
 } from '../adapter.ts';
 import type { DepositSigningKeys } from '../derivation-check.ts';
 import { type ChainId, type ChainInfo, contractOf, getAsset } from '../registry.ts';
@@ -77,11 +85,16 @@ export function createEvmSweeper(deps: {
   bundles: BundleStore;
   signingKeys: DepositSigningKeys;
   gasKey: Hex;
+  /** The refund wallet's key (SVC_CHAIN_<NAME>_REFUND_WALLET on): refunds of swept payments are sent from it. */
+  refundKey?: Hex | undefined;
   logger: Logger;
 }) {
-  const { rpc, node, info, isTest, settings, expectedChainId, bundles, gasKey, logger } = deps;
+  const { rpc, node, info, isTest, settings, expectedChainId, bundles, gasKey, refundKey, logger } = deps;
   const chainId: ChainId = info.id;
   const gasAccount = privateKeyToAccount(gasKey);
+  const refundAccount = refundKey === undefined ? undefined : privateKeyToAccount(refundKey);
+  /** Set while the refund wallet could not pay the last refund asked of it (that refund went to the merchant). */
+  let refundShort: string | null = null;
   const receipt = node.receipt;
   const ensureStarted = node.start;
   /** Set while the gas wallet cannot pay the top-ups of token sweeps (they wait, signed, until it is funded). */
@@ -272,6 +285,126 @@ export function createEvmSweeper(deps: {
     return { txs, fee: paid, topUp };
   }
 
+  async function tokenBalanceOf(
+    contract: string,
+    owner: string,
+    block: 'latest' | 'pending',
+  ): Promise<bigint> {
+    const data = await rpc.request<Hex>('eth_call', [
+      {
+        to: contract,
+        data: encodeFunctionData({ abi: erc20, functionName: 'balanceOf', args: [owner as Hex] }),
+      },
+      block,
+    ]);
+    return BigInt(data === '0x' ? '0x0' : data);
+  }
+
+  /**
+   * What the refund wallet's signed transactions that the node does not know yet (signed, stored, not accepted by a
+   * broadcast) will take: their ether (value and the most gas they may cost) and their amount of `contract`'s token.
+   * The node's `pending` balances already count what it has; these would otherwise be spent twice on paper.
+   */
+  async function committedByWallet(
+    wallet: string,
+    open: Bundle[],
+    contract: string | null,
+  ): Promise<{ ether: bigint; tokens: bigint }> {
+    const out = { ether: 0n, tokens: 0n };
+    const key = wallet.toLowerCase();
+    for (const bundle of open) {
+      for (const tx of bundle.txs) {
+        if (tx.from.toLowerCase() !== key) continue;
+        if ((await rpc.request<unknown>('eth_getTransactionByHash', [tx.hash])) !== null) continue;
+        const parsed = parseTransaction(tx.raw);
+        out.ether += (parsed.value ?? 0n) + (parsed.gas ?? 0n) * (parsed.maxFeePerGas ?? 0n);
+        if (
+          contract !== null &&
+          parsed.to?.toLowerCase() === contract.toLowerCase() &&
+          parsed.data !== undefined
+        ) {
+          try {
+            const call = decodeFunctionData({ abi: erc20, data: parsed.data });
+            if (call.functionName === 'transfer') out.tokens += call.args[1];
+          } catch {
+            // Not a transfer: no tokens committed.
+          }
+        }
+      }
+    }
+    return out;
+  }
+
+  /**
+   * A refund from the refund wallet (a swept payment's): ether less its exact fee, as from a deposit address (what the
+   * payer was shown), or the token amount with the gas paid by the wallet's own ether. Throws RefundWalletShort when
+   * the wallet's pending balances cannot pay it: the sender then asks the merchant instead.
+   */
+  async function refundFromWallet(
+    intent: RefundIntent,
+    asset: NonNullable<ReturnType<typeof getAsset>>,
+    fee: { tip: bigint; maxFee: bigint },
+    taken: Map<string, number>,
+    open: Bundle[],
+  ): Promise<{ txs: BundleTx[]; sent: bigint; fee: bigint }> {
+    if (refundKey === undefined || refundAccount === undefined) {
+      throw new Error(`${chainId}: no refund wallet configured (SVC_CHAIN_<NAME>_REFUND_WALLET)`);
+    }
+    const wallet = refundAccount.address;
+    const { tip, maxFee } = fee;
+    const contract = asset.isNative ? null : contractOf(asset, isTest);
+    const committed = await committedByWallet(wallet, open, contract);
+    const ether = BigInt(await rpc.request<string>('eth_getBalance', [wallet, 'pending'])) - committed.ether;
+    const short = (what: string): never => {
+      refundShort = `refund wallet ${wallet} ${what}`;
+      logger.warn({ refund: intent.id, refundWallet: wallet, why: what }, 'refund wallet short');
+      throw new RefundWalletShort(refundShort);
+    };
+    if (asset.isNative) {
+      const gas = 21_000n;
+      const cost = gas * maxFee;
+      const draft = { to: intent.to, value: intent.amount - cost, gas, nonce: 0, maxFee, tip: maxFee };
+      const l1 = draft.value > 0n ? await l1DataFee((await sign(refundKey, draft)).raw) : 0n;
+      const sent = intent.amount - cost - 2n * l1;
+      if (sent <= 0n) {
+        throw new RefundRefused(
+          `the refund (${intent.amount} wei) is not worth its network fee (${cost + 2n * l1} wei)`,
+        );
+      }
+      if (ether < intent.amount) short(`holds ${ether} wei, the refund needs ${intent.amount}`);
+      const nonce = await nonceFor(wallet, taken, open);
+      const signed = await sign(refundKey, { ...draft, value: sent, nonce });
+      refundShort = null;
+      return { txs: [{ ...signed, nonce }], sent, fee: cost + l1 };
+    }
+    if (contract === null) throw new Error(`${asset.code} has no contract on ${chainId} in this mode`);
+    const tokens = (await tokenBalanceOf(contract, wallet, 'pending')) - committed.tokens;
+    if (tokens < intent.amount) {
+      short(`holds ${tokens} base units of ${asset.code}, the refund needs ${intent.amount}`);
+    }
+    const data = encodeFunctionData({
+      abi: erc20,
+      functionName: 'transfer',
+      args: [intent.to as Hex, intent.amount],
+    });
+    let gas: bigint;
+    try {
+      gas = BigInt(await rpc.request<string>('eth_estimateGas', [{ from: wallet, to: contract, data }]));
+    } catch {
+      gas = 100_000n;
+    }
+    gas = (gas * 12n) / 10n;
+    const l1 = await l1DataFee(
+      (await sign(refundKey, { to: contract, value: 0n, gas, nonce: 0, maxFee, tip, data })).raw,
+    );
+    const need = gas * maxFee + 2n * l1;
+    if (ether < need) short(`holds ${ether} wei, the token refund's gas needs ${need}`);
+    const nonce = await nonceFor(wallet, taken, open);
+    const signed = await sign(refundKey, { to: contract, value: 0n, gas, nonce, maxFee, tip, data });
+    refundShort = null;
+    return { txs: [{ ...signed, nonce }], sent: intent.amount, fee: gas * maxFee + l1 };
+  }
+
   return {
     /**
      * A refund from a deposit address: ether less its exact fee (gas × max fee, the priority fee equal to the max fee,
@@ -281,13 +414,14 @@ export function createEvmSweeper(deps: {
       await ensureStarted();
       const asset = getAsset(info, intent.asset);
       if (asset === undefined) throw new Error(`${chainId} has no asset ${intent.asset}`);
-      if (intent.from === null) throw new Error(`${chainId}: refunds are sent from deposit addresses only`);
-      const from = intent.from;
       const { tip, maxFee } = await fees();
       const open = await openBundles();
       const taken = new Map<string, number>();
       let built: { txs: BundleTx[]; sent: bigint; fee: bigint };
-      if (asset.isNative) {
+      const from = intent.from;
+      if (from === null) {
+        built = await refundFromWallet(intent, asset, { tip, maxFee }, taken, open);
+      } else if (asset.isNative) {
         const balance = BigInt(await rpc.request<string>('eth_getBalance', [from.address, 'latest']));
         if (balance < intent.amount) {
           throw new Error(
@@ -527,6 +661,34 @@ export function createEvmSweeper(deps: {
 
     /** Dust left behind by sweeps since start: inputs worth less than their fee. */
     dust: () => [...dustLog],
+    /** Why the last refund asked of the refund wallet went to the merchant instead, or null. */
+    refundShort: () => refundShort,
+    /** The refund wallet's address and balances now (ether, and every token of the chain in this mode). */
+    async refundWallet(): Promise<{
+      address: string;
+      balance: bigint | null;
+      tokens: Array<{ asset: string; balance: bigint | null }>;
+    } | null> {
+      if (refundAccount === undefined) return null;
+      const address = refundAccount.address;
+      const balance = await rpc
+        .request<string>('eth_getBalance', [address, 'latest'])
+        .then(BigInt)
+        .catch(() => null);
+      const tokens = await Promise.all(
+        info.assets.flatMap((asset) => {
+          const contract = asset.isNative ? null : contractOf(asset, isTest);
+          return contract === null
+            ? []
+            : [
+                tokenBalanceOf(contract, address, 'latest')
+                  .catch(() => null)
+                  .then((held) => ({ asset: asset.code, balance: held })),
+              ];
+        }),
+      );
+      return { address, balance, tokens };
+    },
     /** Why token sweeps wait for the gas wallet, or null while it could pay the last batch's top-ups. */
     gasShort: () => gasShort,
   };

@@ -98,6 +98,7 @@ export const ar: Messages = {
   simulatedTransaction: 'محاكاة على سلسلة اختبار: لا يوجد مستكشف',
   backToPayment: 'العودة إلى الدفعة',
   linkAmount: (p) => `المبلغ (${p.currency})`,
+  linkEmail: 'البريد الإلكتروني لإيصالك (اختياري)',
   continueToPayment: 'المتابعة إلى الدفع',
   linkInactiveTitle: 'رابط الدفع هذا مغلق',
   linkInactiveText: 'لم يعد المتجر يقبل الدفعات عبر هذا الرابط. اطلب رابطًا جديدًا من المتجر.',

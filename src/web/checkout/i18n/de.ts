@@ -102,6 +102,7 @@ export const de: Messages = {
   simulatedTransaction: 'Auf einer Test-Chain simuliert: kein Explorer',
   backToPayment: 'Zurück zur Zahlung',
   linkAmount: (p) => `Betrag (${p.currency})`,
+  linkEmail: 'E-Mail für Ihre Quittung (optional)',
   continueToPayment: 'Weiter zur Zahlung',
   linkInactiveTitle: 'Dieser Zahlungslink ist geschlossen',
   linkInactiveText:

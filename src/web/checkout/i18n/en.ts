@@ -106,6 +106,7 @@ export const en = {
   simulatedTransaction: 'Simulated on a test chain: no explorer',
   backToPayment: 'Back to the payment',
   linkAmount: (p: { currency: string }) => `Amount (${p.currency})`,
+  linkEmail: 'Email for your receipt (optional)',
   continueToPayment: 'Continue to payment',
   linkInactiveTitle: 'This payment link is closed',
   linkInactiveText: 'The shop no longer takes payments through this link. Ask the shop for a new one.',

@@ -101,6 +101,7 @@ export const es: Messages = {
   simulatedTransaction: 'Simulada en una cadena de prueba: sin explorador',
   backToPayment: 'Volver al pago',
   linkAmount: (p) => `Importe (${p.currency})`,
+  linkEmail: 'Correo electrónico para su recibo (opcional)',
   continueToPayment: 'Continuar al pago',
   linkInactiveTitle: 'Este enlace de pago está cerrado',
   linkInactiveText: 'La tienda ya no acepta pagos con este enlace. Pida uno nuevo a la tienda.',

@@ -102,6 +102,7 @@ export const fr: Messages = {
   simulatedTransaction: "Simulée sur une chaîne de test : pas d'explorateur",
   backToPayment: 'Retour au paiement',
   linkAmount: (p) => `Montant (${p.currency})`,
+  linkEmail: 'E-mail pour votre reçu (facultatif)',
   continueToPayment: 'Continuer vers le paiement',
   linkInactiveTitle: 'Ce lien de paiement est fermé',
   linkInactiveText:

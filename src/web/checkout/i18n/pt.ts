@@ -102,6 +102,7 @@ export const pt: Messages = {
   simulatedTransaction: 'Simulada numa cadeia de teste: sem explorador',
   backToPayment: 'Voltar ao pagamento',
   linkAmount: (p) => `Valor (${p.currency})`,
+  linkEmail: 'E-mail para o seu recibo (opcional)',
   continueToPayment: 'Continuar para o pagamento',
   linkInactiveTitle: 'Este link de pagamento está fechado',
   linkInactiveText: 'A loja não aceita mais pagamentos por este link. Peça um novo à loja.',

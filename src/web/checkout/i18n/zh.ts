@@ -96,6 +96,7 @@ export const zh: Messages = {
   simulatedTransaction: '在测试链上模拟：无浏览器链接',
   backToPayment: '返回付款',
   linkAmount: (p) => `金额（${p.currency}）`,
+  linkEmail: '接收收据的电子邮箱（选填）',
   continueToPayment: '继续付款',
   linkInactiveTitle: '此付款链接已关闭',
   linkInactiveText: '商店已不再通过此链接收款。请向商店索取新的链接。',

@@ -48,6 +48,7 @@ describe('dashboard readers', () => {
       confirmations: { seen: 3, required: 12 },
       is_test: true,
       order_id: 'order-1',
+      customer_email: 'payer@example.com',
       metadata: {},
       redirect_url: null,
       checkout_url: 'http://127.0.0.1:8080/pay/01a204b6-7681-7c61-a9db-cd5f6bc68328',
@@ -68,6 +69,7 @@ describe('dashboard readers', () => {
       confirmations: 3,
       requiredConfirmations: 12,
       orderId: 'order-1',
+      customerEmail: 'payer@example.com',
     });
     expect(payment.deposits[0]).toMatchObject({ txHash: '0xabc', blockNumber: '120', state: 'confirming' });
     expect(payment.events[0]).toMatchObject({ id: 'evt_1', type: 'payment.underpaid' });
@@ -240,6 +242,24 @@ describe("operators' views", () => {
         short: true,
       },
     });
+    expect(wallets[0]?.tokens).toEqual([]);
+    const refund = readFeeWallets({
+      data: [
+        {
+          chain: 'ethereum',
+          role: 'sends the refunds of swept payments',
+          balance_native: '1.5',
+          token_balances: [
+            { asset: 'USDC', balance_native: '250.000001' },
+            { asset: 'USDT', balance_native: null },
+          ],
+        },
+      ],
+    })[0];
+    expect(refund?.tokens).toEqual([
+      { asset: 'USDC', balance: '250.000001' },
+      { asset: 'USDT', balance: null },
+    ]);
     // Unknown (the node did not answer) is not "no resource wallet": both read as null, the balance says which.
     expect(readFeeWallets({ data: [{ chain: 'tron', stake: null, balance_native: null }] })[0]).toMatchObject(
       {

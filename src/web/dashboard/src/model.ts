@@ -299,6 +299,8 @@ export interface Payment {
   expiresAt: string | null;
   checkoutUrl: string | null;
   orderId: string | null;
+  /** The payer's email given at creation (their receipt and refund links go there). */
+  customerEmail: string | null;
   redirectUrl: string | null;
   forwardedAt: string | null;
   forwardTxHash: string | null;
@@ -332,6 +334,7 @@ export function readPayment(value: unknown): Payment {
     expiresAt: text(source, 'expires_at'),
     checkoutUrl: text(source, 'checkout_url'),
     orderId: text(source, 'order_id'),
+    customerEmail: text(source, 'customer_email'),
     redirectUrl: text(source, 'redirect_url'),
     forwardedAt: text(source, 'forwarded_at'),
     forwardTxHash: text(source, 'forward_tx_hash', 'forwarding_tx_hash'),
@@ -496,6 +499,8 @@ export interface FeeWallet {
   explorerUrl: string;
   /** Tron's resource wallet only; null when the node could not say. */
   stake: ResourceStake | null;
+  /** A refund wallet's token balances (empty for other wallets); a balance is null when the node could not say. */
+  tokens: Array<{ asset: string; balance: string | null }>;
 }
 
 function readStake(value: unknown): ResourceStake | null {
@@ -527,6 +532,12 @@ export function readFeeWallets(body: unknown): FeeWallet[] {
       low: flag(source, 'low') === true,
       explorerUrl: text(source, 'explorer_address_url') ?? '',
       stake: readStake(source.stake),
+      tokens: Array.isArray(source.token_balances)
+        ? source.token_balances.map((token: unknown) => {
+            const entry = record(token);
+            return { asset: text(entry, 'asset') ?? '', balance: text(entry, 'balance_native') };
+          })
+        : [],
     };
   });
 }

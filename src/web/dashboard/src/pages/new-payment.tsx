@@ -110,6 +110,7 @@ export function NewPaymentPage() {
   const [chain, setChain] = useState('ethereum');
   const [asset, setAsset] = useState('');
   const [orderId, setOrderId] = useState('');
+  const [customerEmail, setCustomerEmail] = useState('');
   const [redirectUrl, setRedirectUrl] = useState('');
   const [locale, setLocale] = useState('');
   const [windowMinutes, setWindowMinutes] = useState(0);
@@ -133,6 +134,7 @@ export function NewPaymentPage() {
   const chainError = errorFor('chain');
   const assetError = errorFor('asset');
   const orderError = errorFor('order_id');
+  const emailError = errorFor('customer_email');
   const redirectError = errorFor('redirect_url');
   const windowError = errorFor('expires_in');
   const named = [
@@ -141,6 +143,7 @@ export function NewPaymentPage() {
     chainError,
     assetError,
     orderError,
+    emailError,
     redirectError,
     windowError,
   ].some((error) => error !== null);
@@ -183,6 +186,7 @@ export function NewPaymentPage() {
                 ...(payerChooses ? {} : { chain }),
                 ...(payerChooses || asset === '' ? {} : { asset }),
                 ...(orderId.trim() === '' ? {} : { order_id: orderId.trim() }),
+                ...(customerEmail.trim() === '' ? {} : { customer_email: customerEmail.trim() }),
                 ...(redirectUrl.trim() === '' ? {} : { redirect_url: redirectUrl.trim() }),
                 ...(locale === '' ? {} : { locale }),
                 ...(windowMinutes === 0 ? {} : { expires_in: windowMinutes * 60 }),
@@ -293,6 +297,20 @@ export function NewPaymentPage() {
               type="text"
               value={orderId}
               onInput={(event) => setOrderId(event.currentTarget.value)}
+            />
+          </Field>
+          <Field
+            label="Customer email (optional)"
+            id="pay-email"
+            error={emailError}
+            hint="The customer gets their receipt there once paid, and the link of any refund (with email set up)."
+          >
+            <input
+              {...describedBy('pay-email', { hint: true, error: emailError })}
+              type="email"
+              autocomplete="off"
+              value={customerEmail}
+              onInput={(event) => setCustomerEmail(event.currentTarget.value)}
             />
           </Field>
           <Field

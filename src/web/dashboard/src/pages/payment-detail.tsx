@@ -287,7 +287,12 @@ export function PaymentDetailPage({ id }: { id: string }) {
           <>
             <StatusBadge status={payment.status} />{' '}
             {payment.isTest && <span class="badge badge-warn">Test</span>}{' '}
-            {payment.orderId !== null && <span class="muted">Order {payment.orderId}</span>}
+            {payment.orderId !== null && <span class="muted">Order {payment.orderId}</span>}{' '}
+            {payment.customerEmail !== null && (
+              <span class="muted" data-testid="customer-email">
+                Payer {payment.customerEmail}
+              </span>
+            )}
           </>
         }
         actions={

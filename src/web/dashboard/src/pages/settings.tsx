@@ -523,7 +523,7 @@ function FeeWallets() {
           </thead>
           <tbody>
             {wallets.data.map((wallet) => (
-              <tr key={`${wallet.chain}:${wallet.isTest}`}>
+              <tr key={`${wallet.chain}:${wallet.isTest}:${wallet.address}`}>
                 <td>
                   {titleCase(wallet.chain)} <span class="muted">{wallet.isTest ? 'test' : 'live'}</span>
                 </td>
@@ -544,6 +544,11 @@ function FeeWallets() {
                     </p>
                   )}
                   {wallet.stake !== null && <StakeSummary stake={wallet.stake} asset={wallet.asset} />}
+                  {wallet.tokens.map((token) => (
+                    <p class="small" key={token.asset}>
+                      {token.balance === null ? 'unknown' : token.balance} {token.asset}
+                    </p>
+                  ))}
                 </td>
               </tr>
             ))}
