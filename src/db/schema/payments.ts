@@ -97,5 +97,9 @@ export const payments = pgTable(
     index('payments_watch_selected_idx')
       .on(table.chain, table.isTest, table.selectedAt)
       .where(sql`${table.selectedAt} is not null`),
+    // Confirmed payments still waiting for their rate at confirmation (fetched after the settling transaction).
+    index('payments_unrated_idx')
+      .on(table.confirmedAt)
+      .where(sql`${table.confirmedAt} is not null and ${table.confirmationRate} is null`),
   ],
 );

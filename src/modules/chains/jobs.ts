@@ -224,6 +224,9 @@ export function createSettlementJobs(deps: SettlementJobsDeps): SettlementJobs {
   const expiryTick = async (): Promise<void> => {
     try {
       await deps.payments.expireDue(clock.now(), 500);
+      // Rates at confirmation that no price feed gave while the payment settled (no feed is asked inside that
+      // transaction): asked now, outside it.
+      await deps.payments.fillConfirmationRates(clock.now());
       failing.delete('expiry');
     } catch (error) {
       failing.set('expiry', `expiry: ${error instanceof Error ? error.message : String(error)}`);

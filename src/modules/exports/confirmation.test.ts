@@ -16,7 +16,8 @@ import { createRefundSender } from '../refunds/sender.ts';
 
 /**
  * The value of a payment at its confirmation: the rate of that moment is stored in the transaction that confirms it
- * (not the locked rate, not recomputed later), and exports give both values, at creation and at confirmation, beside
+ * when the service knows it then, else asked of the feeds right after that transaction (never while it holds its
+ * locks); not the locked rate, not recomputed later; and exports give both values, at creation and at confirmation, beside
  * the fees of its sweep and refunds. A confirmation whose price feed fails still confirms, without that value.
  */
 describe('exports: fiat value at creation and at confirmation', () => {
@@ -26,7 +27,15 @@ describe('exports: fiat value at creation and at confirmation', () => {
   let watcher: ReturnType<typeof createWatcher>;
   /** ETH in USD as the feed says now; null: the feed is down. */
   let ethUsd: string | null = '2000';
+  /** Whether the service holds the feed's current price already (else settling finds none and a later round asks). */
+  let cached = true;
   const rates: RateProvider = {
+    cachedRate(asset, quote) {
+      if (asset.toUpperCase() === quote.toUpperCase()) {
+        return { rate: '1', source: 'identity', fetchedAt: new Date() };
+      }
+      return cached && ethUsd !== null ? { rate: ethUsd, source: 'feed', fetchedAt: new Date() } : undefined;
+    },
     isSupportedCurrency: (code) => ['USD', 'ETH'].includes(code.toUpperCase()),
     async getRate(asset, quote) {
       if (asset.toUpperCase() === quote.toUpperCase()) {
@@ -129,12 +138,37 @@ describe('exports: fiat value at creation and at confirmation', () => {
     expect(Date.parse(String(row?.confirmed_at))).toBeGreaterThanOrEqual(Date.parse(String(row?.created_at)));
   });
 
+  it('a price not known as the payment settles is asked after its transaction, once, and stored as its value', async () => {
+    ethUsd = '2000';
+    const id = await paidPayment('100');
+    cached = false; // the cached price expired while the payer paid: settling asks no feed, so none is stored yet
+    ethUsd = '2200';
+    await pay(id);
+    const before = (await exported()).find((r) => r.payment_id === id);
+    expect(before).toMatchObject({
+      status: 'completed',
+      confirmation_rate: null,
+      value_at_confirmation: null,
+    });
+    expect(await t.services.payments.fillConfirmationRates(t.clock.now())).toBeGreaterThanOrEqual(1);
+    ethUsd = '9999'; // a later round changes nothing: the payment has its rate
+    await t.services.payments.fillConfirmationRates(t.clock.now());
+    cached = true;
+    expect((await exported()).find((r) => r.payment_id === id)).toMatchObject({
+      confirmation_rate: '2200',
+      confirmation_rate_source: 'feed',
+      value_at_confirmation: '110',
+    });
+  });
+
   it('confirms without the value when no price can be had, and leaves unpaid payments without one', async () => {
     ethUsd = '2000';
     const paid = await paidPayment('10');
     const open = await paidPayment('20');
     ethUsd = null;
     await pay(paid);
+    // Asked again after the transaction, the feed is still down: no value rather than a made-up one.
+    await t.services.payments.fillConfirmationRates(t.clock.now());
     const rows = await exported();
     expect(rows.find((r) => r.payment_id === paid)).toMatchObject({
       status: 'completed',

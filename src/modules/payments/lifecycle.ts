@@ -1,10 +1,10 @@
 import type { Db } from '../../db/client.ts';
+import type { RatesService } from '../rates/service.ts';
 import type { SettingsService } from '../settings/service.ts';
 import { exactTolerances } from '../settings/service.ts';
 import type { EventsService, RecordPaymentEventInput } from '../webhooks/events/service.ts';
 import { type DepositLedger, noDeposits } from './deposit-facts.ts';
 import { amounts, snapshot, toleranceOf } from './model.ts';
-import type { RateProvider } from './pricing.ts';
 import { isPicked, type PaymentRow, type PaymentsRepo } from './repo.ts';
 import { nextState } from './state-machine.ts';
 import type { PaymentStatus } from './statuses.ts';
@@ -17,8 +17,12 @@ export interface PaymentLifecycleDeps {
   settings: Pick<SettingsService, 'tolerancesFor'>;
   /** The outbox: every status change writes its events in the same transaction. */
   events: Pick<EventsService, 'recordPaymentEvent' | 'recordPaymentEvents'>;
-  /** The rate at confirmation, stored with it (exports' value at confirmation). */
-  rates?: Pick<RateProvider, 'getRate'> | undefined;
+  /**
+   * The rate at confirmation (exports' value at confirmation): the one already known when the payment is settled (no
+   * price feed is asked while the settling transaction holds its locks), else fetched right after by
+   * `fillConfirmationRates`.
+   */
+  rates?: Pick<RatesService, 'getRate' | 'cachedRate'> | undefined;
   /**
    * Inside the settling transaction, for payments that just became paid (completed or overpaid) for the first time:
    * the payer's receipt is queued here (notices' outbox), so it is mailed exactly when the payment is confirmed.
@@ -129,7 +133,7 @@ export function createPaymentLifecycle(deps: PaymentLifecycleDeps) {
     if (paid.length > 0) {
       await repo.markConfirmed(
         tx,
-        await Promise.all(paid.map(async ({ row }) => ({ id: row.id, ...(await confirmationRate(row)) }))),
+        paid.map(({ row }) => ({ id: row.id, ...knownRate(row) })),
         now,
       );
       await deps.onPaid?.(tx, paid, now);
@@ -137,23 +141,25 @@ export function createPaymentLifecycle(deps: PaymentLifecycleDeps) {
     return { transitions, events: events.length };
   }
 
-  /**
-   * The rate of the payment's currency per its asset now, for its value at confirmation; null (never a failed
-   * confirmation) when no price comes within CONFIRMATION_RATE_WAIT_MS.
-   */
-  async function confirmationRate(row: PaymentRow): Promise<{ rate: string | null; source: string | null }> {
-    if (deps.rates === undefined) return { rate: null, source: null };
+  /** The rate of the payment's currency per its asset as already known (no network), else null for now. */
+  function knownRate(row: PaymentRow): { rate: string | null; source: string | null } {
+    const quote = deps.rates?.cachedRate(row.asset, row.currency, row.isTest);
+    return quote === undefined ? { rate: null, source: null } : { rate: quote.rate, source: quote.source };
+  }
+
+  /** A price within CONFIRMATION_RATE_WAIT_MS, or null (the next round asks again). */
+  async function fetchRate(asset: string, currency: string, isTest: boolean) {
+    if (deps.rates === undefined) return null;
     let timer: NodeJS.Timeout | undefined;
     try {
-      const quote = await Promise.race([
-        deps.rates.getRate(row.asset, row.currency, row.isTest),
+      return await Promise.race([
+        deps.rates.getRate(asset, currency, isTest),
         new Promise<null>((resolve) => {
           timer = setTimeout(() => resolve(null), CONFIRMATION_RATE_WAIT_MS);
         }),
       ]);
-      return quote === null ? { rate: null, source: null } : { rate: quote.rate, source: quote.source };
     } catch {
-      return { rate: null, source: null };
+      return null;
     } finally {
       clearTimeout(timer);
     }
@@ -177,6 +183,33 @@ export function createPaymentLifecycle(deps: PaymentLifecycleDeps) {
       const tolerances = (await deps.settings.tolerancesFor(db, [row.merchantId])).get(row.merchantId);
       const { asset, expected } = amounts(row);
       return toleranceOf(row, tolerances ?? exactTolerances, expected, asset.decimals);
+    },
+
+    /**
+     * Gives payments confirmed in the last hour without a rate (none was known at that moment) the rate now, asked of
+     * the price feeds outside any transaction, one request per pair; run after each expiry round. A payment whose
+     * price cannot be had within the hour keeps no value at confirmation rather than a later one.
+     */
+    async fillConfirmationRates(now: Date, limit = 200): Promise<number> {
+      if (deps.rates === undefined) return 0;
+      const unrated = await repo.unratedConfirmations(db, new Date(now.getTime() - 3_600_000), limit);
+      if (unrated.length === 0) return 0;
+      const pairs = new Map<string, typeof unrated>();
+      for (const row of unrated) {
+        const pair = `${row.asset}:${row.currency}:${row.isTest}`;
+        pairs.set(pair, [...(pairs.get(pair) ?? []), row]);
+      }
+      const rated: Array<{ id: string; rate: string; source: string }> = [];
+      await Promise.all(
+        [...pairs.values()].map(async (rows) => {
+          const first = rows[0];
+          if (first === undefined) return;
+          const quote = await fetchRate(first.asset, first.currency, first.isTest);
+          if (quote === null) return;
+          for (const row of rows) rated.push({ id: row.id, rate: quote.rate, source: quote.source });
+        }),
+      );
+      return repo.setConfirmationRates(db, rated);
     },
 
     /** Expires open payments whose window has ended (at most `limit`); safe to run in several processes at once. */

@@ -15,7 +15,7 @@ import type { SettingsService } from '../settings/service.ts';
 import { roundUpForWallets } from './amounts.ts';
 
 /** What payments need from pricing: a rate locked at creation (or at the payer's pick). */
-export type RateProvider = Pick<RatesService, 'getRate' | 'isSupportedCurrency'>;
+export type RateProvider = Pick<RatesService, 'getRate' | 'isSupportedCurrency' | 'cachedRate'>;
 
 export interface PricingDeps {
   db: Db;

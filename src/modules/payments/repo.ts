@@ -399,6 +399,44 @@ export function createPaymentsRepo(db: Db) {
       );
     },
 
+    /** Payments confirmed since `since` whose rate at confirmation is still unknown, oldest first. */
+    async unratedConfirmations(
+      db: Db,
+      since: Date,
+      limit: number,
+    ): Promise<Array<{ id: string; asset: string; currency: string; isTest: boolean }>> {
+      const rows = await queryRows<{ id: string; asset: string; currency: string; is_test: boolean }>(
+        db,
+        sql`select id, asset, currency, is_test from payments
+            where confirmed_at >= ${since.toISOString()}::timestamptz and confirmation_rate is null
+            order by confirmed_at limit ${limit}`,
+      );
+      return rows.map((row) => ({
+        id: row.id,
+        asset: row.asset,
+        currency: row.currency,
+        isTest: row.is_test,
+      }));
+    },
+
+    /** Stores rates at confirmation fetched after the fact; a payment that has one keeps it. Returns how many. */
+    async setConfirmationRates(
+      db: Db,
+      rated: Array<{ id: string; rate: string; source: string }>,
+    ): Promise<number> {
+      if (rated.length === 0) return 0;
+      const rows = await queryRows<{ id: string }>(
+        db,
+        sql`update payments p set confirmation_rate = v.rate, confirmation_rate_source = v.source
+            from unnest(${pgArray(rated.map((r) => r.id))}::uuid[],
+                        ${pgArray(rated.map((r) => r.rate))}::text[],
+                        ${pgArray(rated.map((r) => r.source))}::text[]) as v(id, rate, source)
+            where p.id = v.id and p.confirmation_rate is null
+            returning p.id`,
+      );
+      return rows.length;
+    },
+
     /** How many payments are open (pending, confirming, underpaid) per chain, status and mode (metrics). */
     async openCounts(
       db: Db,

@@ -328,3 +328,31 @@ describe('helpers', () => {
       expect(() => validUsdPrice(bad), bad).toThrow();
   });
 });
+
+describe('cachedRate: the rate as already known, without asking a feed', () => {
+  it('is undefined until a feed answered, then that price, stale past the cache lifetime, gone past the stale limit', async () => {
+    const source = fakeSource('a', { BTC: '60000', EUR: '1.25' });
+    const { service, clock } = liveService([source], { cacheTtlMs: 30_000, maxStaleMs: 300_000 });
+    expect(service.cachedRate('BTC', 'EUR', false)).toBeUndefined();
+    expect(source.calls).toEqual([]);
+    const fetched = await service.getRate('BTC', 'EUR', false);
+    expect(service.cachedRate('BTC', 'EUR', false)).toEqual(fetched);
+    clock.advance(31_000);
+    expect(service.cachedRate('BTC', 'EUR', false)).toMatchObject({
+      rate: '48000',
+      source: 'stale median(a)',
+    });
+    clock.advance(300_000);
+    expect(service.cachedRate('BTC', 'EUR', false)).toBeUndefined();
+    expect(source.calls).toEqual(['BTC', 'EUR']);
+  });
+
+  it('gives test, pegged and identity rates at once, and nothing for what it does not price', () => {
+    const { service } = liveService([]);
+    expect(service.cachedRate('BTC', 'USD', true)).toMatchObject({ rate: '60000', source: 'test' });
+    expect(service.cachedRate('USDC', 'USD', false)).toMatchObject({ rate: '1' });
+    expect(service.cachedRate('ETH', 'ETH', false)).toMatchObject({ rate: '1', source: 'identity' });
+    expect(service.cachedRate('DOGE', 'USD', false)).toBeUndefined();
+    expect(service.cachedRate('ETH', 'XYZ', false)).toBeUndefined();
+  });
+});

@@ -29,6 +29,12 @@ export interface RatesService {
    * asset) for an unknown asset and 'parameter_invalid' (param currency) for an unknown quote.
    */
   getRate(asset: string, quote: string, isTest: boolean): Promise<RateQuote>;
+  /**
+   * The rate `getRate` would give without asking any price feed: test and fixed rates, and live prices fetched in the
+   * last few minutes (marked `stale` past the cache's lifetime); undefined when a feed would have to be asked. For
+   * callers that must not wait on the network (inside a database transaction).
+   */
+  cachedRate(asset: string, quote: string, isTest: boolean): RateQuote | undefined;
   /** True for the supported fiat codes and the asset codes (case-insensitive). */
   isSupportedCurrency(code: string): boolean;
 }
@@ -204,6 +210,35 @@ export function createRatesService(deps: RatesServiceDeps): RatesService {
     }
   }
 
+  /** usdValue without the network: undefined where a feed would be asked. */
+  function knownUsdValue(code: string, isTest: boolean): UsdValue | undefined {
+    if (isFixedAtOneUsd(code)) {
+      return { value: ONE, source: code === 'USD' ? 'fixed' : 'peg', fetchedAt: clock.now() };
+    }
+    if (isTest) {
+      const configured = testRates[code];
+      return configured === undefined
+        ? undefined
+        : { value: parseDecimalRatio(configured), source: 'test', fetchedAt: clock.now() };
+    }
+    const cached = cache.get(code);
+    if (cached === undefined) return undefined;
+    const age = clock.now().getTime() - cached.fetchedAt.getTime();
+    if (age < cacheTtlMs) return cached;
+    return age <= maxStaleMs ? { ...cached, source: `stale ${cached.source}` } : undefined;
+  }
+
+  function quoteOf(base: UsdValue, counter: UsdValue, isTest: boolean): RateQuote {
+    // Name only the legs that carry information: "fixed" (USD itself) says nothing.
+    const legs = [base, counter].filter((leg) => leg.source !== 'fixed').map((leg) => leg.source);
+    const source = isTest ? 'test' : [...new Set(legs)].join(' / ') || 'fixed';
+    return {
+      rate: ratioToDecimal(divideRatios(base.value, counter.value)),
+      source,
+      fetchedAt: new Date(Math.min(base.fetchedAt.getTime(), counter.fetchedAt.getTime())),
+    };
+  }
+
   async function usdValue(code: string, isTest: boolean): Promise<UsdValue> {
     if (isFixedAtOneUsd(code)) {
       return { value: ONE, source: code === 'USD' ? 'fixed' : 'peg', fetchedAt: clock.now() };
@@ -228,14 +263,16 @@ export function createRatesService(deps: RatesServiceDeps): RatesService {
       }
       if (assetCode === quoteCode) return { rate: '1', source: 'identity', fetchedAt: clock.now() };
       const [base, counter] = await Promise.all([usdValue(assetCode, isTest), usdValue(quoteCode, isTest)]);
-      // Name only the legs that carry information: "fixed" (USD itself) says nothing.
-      const legs = [base, counter].filter((leg) => leg.source !== 'fixed').map((leg) => leg.source);
-      const source = isTest ? 'test' : [...new Set(legs)].join(' / ') || 'fixed';
-      return {
-        rate: ratioToDecimal(divideRatios(base.value, counter.value)),
-        source,
-        fetchedAt: new Date(Math.min(base.fetchedAt.getTime(), counter.fetchedAt.getTime())),
-      };
+      return quoteOf(base, counter, isTest);
+    },
+    cachedRate(asset, quote, isTest) {
+      const assetCode = asset.toUpperCase();
+      const quoteCode = quote.toUpperCase();
+      if (getPricedAsset(assetCode) === undefined || !isKnownCurrency(quoteCode)) return undefined;
+      if (assetCode === quoteCode) return { rate: '1', source: 'identity', fetchedAt: clock.now() };
+      const base = knownUsdValue(assetCode, isTest);
+      const counter = knownUsdValue(quoteCode, isTest);
+      return base === undefined || counter === undefined ? undefined : quoteOf(base, counter, isTest);
     },
     isSupportedCurrency(code) {
       return isKnownCurrency(code.toUpperCase());

@@ -1,0 +1,1 @@
+CREATE INDEX "payments_unrated_idx" ON "payments" USING btree ("confirmed_at") WHERE "payments"."confirmed_at" is not null and "payments"."confirmation_rate" is null;
