@@ -25,7 +25,8 @@ export const depositIndexNext = pgTable(
 export const depositIndexSpaces = ['evm', 'bitcoin', 'litecoin', 'solana', 'tron'] as const;
 
 /**
- * The last index a deposit may have. BIP-32 non-hardened (and Solana's hardened) child indices stop at 2^31 - 1, and
- * that one is the EVM gas wallet's default key (chains/evm/adapter.ts), never a deposit address.
+ * The last index a deposit may have. BIP-32 non-hardened (and Solana's hardened) child indices stop at 2^31 - 1; the
+ * two last are the operator's wallets, never a deposit address: 2^31 - 1 the gas wallet / fee payer / Tron fee key,
+ * 2^31 - 2 the EVM refund wallet (chains/evm/adapter.ts, EVM_REFUND_WALLET_INDEX).
  */
-export const LAST_DEPOSIT_INDEX = 2_147_483_646;
+export const LAST_DEPOSIT_INDEX = 2_147_483_645;

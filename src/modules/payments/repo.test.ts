@@ -40,15 +40,15 @@ describe('derivation index allocation', () => {
     ]);
   });
 
-  it('stops below 2^31 - 1, the index of the EVM gas wallet', async () => {
+  it('stops below 2^31 - 2 and 2^31 - 1, the indices of the EVM refund and gas wallets', async () => {
     const repo = createPaymentsRepo(database.db);
     class Undo extends Error {}
     // In a transaction rolled back at the end, so the counter is as it was for everyone else.
     const outcome = database.db.transaction(async (tx) => {
       await tx.execute(
-        sql`update deposit_index_next set next_index = 2147483645 where index_space = 'solana' and not is_test`,
+        sql`update deposit_index_next set next_index = 2147483644 where index_space = 'solana' and not is_test`,
       );
-      expect(await repo.allocateDerivationIndices(tx, 'solana', false, 2)).toEqual([2147483645, 2147483646]);
+      expect(await repo.allocateDerivationIndices(tx, 'solana', false, 2)).toEqual([2147483644, 2147483645]);
       await expect(repo.allocateDerivationIndices(tx, 'solana', false, 1)).rejects.toThrow(/used up/);
       throw new Undo();
     });

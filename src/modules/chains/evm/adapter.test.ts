@@ -5,6 +5,7 @@ import { type Anvil, startAnvil } from '../../../../test/support/anvil.ts';
 import { compileContracts } from '../../../../test/support/contracts.ts';
 import { type EvmTestChain, setUpEvmChain } from '../../../../test/support/evm.ts';
 import { testMnemonic } from '../../../../test/support/harness.ts';
+import { LAST_DEPOSIT_INDEX } from '../../../db/schema/deposit-indices.ts';
 import { RefundWalletShort } from '../adapter.ts';
 import { createAddressDeriver } from '../derivation.ts';
 import { createDepositSigningKeys, createDerivationCheck } from '../derivation-check.ts';
@@ -324,6 +325,8 @@ describe('EVM adapter against anvil', () => {
     });
     await withWallet.start();
     expect(withWallet.refundWallet).toBe(true);
+    // Its key is never a deposit address's: deposit indices stop below it.
+    expect(EVM_REFUND_WALLET_INDEX).toBeGreaterThan(LAST_DEPOSIT_INDEX);
     const wallet = deriver.deriveAddress('ethereum', false, EVM_REFUND_WALLET_INDEX);
     expect(await withWallet.refundWalletView?.()).toMatchObject({
       address: wallet,

@@ -59,7 +59,7 @@ export interface EvmAdapter extends ChainAdapter {
 
 /**
  * The derivation index of an EVM chain's refund wallet (SVC_CHAIN_<NAME>_REFUND_WALLET=on without REFUND_KEY): next to
- * the gas wallet's 2^31-1, far beyond any deposit index (they count up from 0).
+ * the gas wallet's 2^31-1; deposits stop below both (LAST_DEPOSIT_INDEX).
  */
 export const EVM_REFUND_WALLET_INDEX = MAX_DERIVATION_INDEX - 1;
 
