@@ -7,6 +7,7 @@ import {
   type Merchant,
   type TestApp,
 } from '../../../test/support/harness.ts';
+import { createIsolatedDatabase } from '../../../test/support/webhooks.ts';
 import type { SimulatedChain } from '../chains/families.ts';
 import { createForwarder } from '../chains/forwarder.ts';
 import { refundLedger } from '../chains/ledger.ts';
@@ -22,6 +23,7 @@ import { createRefundSender } from '../refunds/sender.ts';
  */
 describe('exports: fiat value at creation and at confirmation', () => {
   let t: TestApp;
+  let drop: () => Promise<void> = async () => {};
   let merchant: Merchant;
   let sim: SimulatedChain;
   let watcher: ReturnType<typeof createWatcher>;
@@ -47,7 +49,11 @@ describe('exports: fiat value at creation and at confirmation', () => {
   };
 
   beforeAll(async () => {
-    t = await createTestApp({ env: { SVC_SIM_CONFIRMATIONS: '2' }, rates });
+    // A database of its own: watchers, forwarders and refund senders act on every row of their chain in the database
+    // (on a shared PostgreSQL, another file's would settle these payments with its own prices and send these refunds).
+    const isolated = await createIsolatedDatabase();
+    drop = isolated.drop;
+    t = await createTestApp({ database: isolated.database, env: { SVC_SIM_CONFIRMATIONS: '2' }, rates });
     merchant = await createMerchant(t.app);
     const chain = t.services.chainAdapters.simulated('ethereum');
     if (chain === undefined) throw new Error('no simulated ethereum');
@@ -65,6 +71,7 @@ describe('exports: fiat value at creation and at confirmation', () => {
 
   afterAll(async () => {
     await t.close();
+    await drop();
   });
 
   async function blocks(count: number): Promise<void> {

@@ -7,6 +7,7 @@ import {
   type Merchant,
   type TestApp,
 } from '../../../test/support/harness.ts';
+import { createIsolatedDatabase } from '../../../test/support/webhooks.ts';
 import { queryRows } from '../../db/client.ts';
 import { type ChainAdapter, RefundWalletShort } from '../chains/adapter.ts';
 import type { SimulatedChain } from '../chains/families.ts';
@@ -23,12 +24,17 @@ import { createRefundSender } from './sender.ts';
  */
 describe('refund sender', () => {
   let t: TestApp;
+  let drop: () => Promise<void> = async () => {};
   let merchant: Merchant;
   let sim: SimulatedChain;
   let watcher: ReturnType<typeof createWatcher>;
 
   beforeAll(async () => {
-    t = await createTestApp({ env: { SVC_SIM_CONFIRMATIONS: '2' } });
+    // A database of its own: watchers, forwarders and refund senders act on every row of their chain in the database
+    // (on a shared PostgreSQL, another file's would settle these payments with its own prices and send these refunds).
+    const isolated = await createIsolatedDatabase();
+    drop = isolated.drop;
+    t = await createTestApp({ database: isolated.database, env: { SVC_SIM_CONFIRMATIONS: '2' } });
     merchant = await createMerchant(t.app);
     const chain = t.services.chainAdapters.simulated('ethereum');
     if (chain === undefined) throw new Error('no simulated ethereum');
@@ -46,6 +52,7 @@ describe('refund sender', () => {
 
   afterAll(async () => {
     await t.close();
+    await drop();
   });
 
   const principal = (): Principal => ({
