@@ -299,6 +299,13 @@ export interface ChainAdapter {
    */
   buildRefund?(intent: RefundIntent): Promise<BuiltRefund>;
   /**
+   * UTXO chains: a higher-fee replacement (BIP125) of a refund from a deposit address whose current version has waited
+   * in the mempool for `bumpAfterMs`: the SAME inputs (`intent.from.outputs`), the same change, a fee above
+   * `previous.fee` by at least what the chain's relay rules ask, paid out of what the payer gets. Null when it cannot
+   * be raised within the chain's fee cap, or when what the payer would get is dust (the stuck version keeps waiting).
+   */
+  bumpRefund?(intent: RefundIntent, previous: { fee: bigint }): Promise<BuiltRefund | null>;
+  /**
    * Whether refunds of swept payments can be sent from a wallet of the chain's own (`from: null`): the simulated chain
    * pays them from its simulated wallet, an EVM chain from its refund wallet when configured
    * (SVC_CHAIN_<NAME>_REFUND_WALLET). Unset: they become payment requests the merchant pays.
