@@ -57,6 +57,9 @@ export interface RefundRunResult {
  * 3. Broadcast: the stored transaction, never a rebuilt one, so a crash between 2 and 3 re-sends the SAME transaction,
  *    which the chain takes once.
  * 4. A transaction the chain says can never land (`expired`: Solana, Tron) goes back to step 2 and is signed anew.
+ *    UTXO chains: one waiting in the mempool past the adapter's `bumpAfterMs` is replaced by a higher fee on the same
+ *    inputs (`bumpRefund`), stored before its broadcast; a current version the node does not know gives way to an
+ *    earlier one in a block (that one is recorded), else is sent again as it is.
  * 5. Once it has the chain's confirmations: `sent` (what each deposit gave is recorded, so sweeps take only the rest)
  *    and `refund.sent`; a reverted one: `failed`, its deposits freed, and `refund.failed`.
  */
