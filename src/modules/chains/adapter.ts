@@ -279,7 +279,7 @@ export interface ChainAdapter {
   ): Promise<BuiltForward | null>;
   /** Deposit addresses one forwarding transaction sweeps at most (a transaction's size limit); unset: the forwarder's batch. */
   readonly maxForwardInputs?: number;
-  /** How long a forward's current version may wait unconfirmed before `bumpForward` is asked (ms). */
+  /** How long a forward's (UTXO chains: and a refund's) current version may wait unconfirmed before `bumpForward` (`bumpRefund`) is asked (ms). */
   readonly bumpAfterMs?: number;
   /** Sends a built transaction. Idempotent: sending the same raw transaction again changes nothing. */
   broadcast(rawTx: string): Promise<void>;
