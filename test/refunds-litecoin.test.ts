@@ -42,7 +42,8 @@ describe.skipIf(!runLitecoindTests)(
       ltc = await startLitecoinProgram({
         dataDirPrefix: 'svc-refunds-ltc-',
         // 10 sat/vB: a refund of 1,000 litoshis cannot pay its ~1,100-litoshi fee.
-        env: { SVC_CHAIN_LITECOIN_MIN_FEE_RATE: '10' },
+        // A refund unconfirmed 5 s is replaced by a higher fee (the other tests mine theirs at once).
+        env: { SVC_CHAIN_LITECOIN_MIN_FEE_RATE: '10', SVC_CHAIN_LITECOIN_SWEEP_BUMP_AFTER_SECONDS: '5' },
       });
       const merchant = await refundMerchant(ltc.base);
       key = merchant.key;
@@ -139,6 +140,49 @@ describe.skipIf(!runLitecoindTests)(
         swept: true,
         refunded_native: '0.03',
       });
+    });
+
+    it('replaces a refund stuck in the mempool by a higher fee on the same input; the version mined is recorded', async () => {
+      const payment = await paid('0.05', '0.02', 'underpaid');
+      const payer = await ltc.newAddress();
+      const refund = await refunds.ask(key, payment.payment_id, { address: payer.live });
+      const first = await refunds.until(
+        key,
+        refund.id,
+        'the refund broadcast',
+        (r) => r.status === 'broadcast',
+      );
+      const stuck = first.tx_hash ?? '';
+      // Miners here ignore it from now on: it pays (as far as block templates go) less than nothing.
+      await ltc.node.rpc('prioritisetransaction', [stuck, 0, -10_000_000]);
+      await ltc.node.mine(1);
+      expect(await ltc.node.rpc<string[]>('getrawmempool')).toContain(stuck);
+      const bumped = await refunds.until(
+        key,
+        refund.id,
+        'the refund replaced',
+        (r) => r.status === 'broadcast' && r.tx_hash !== stuck,
+      );
+      const replacement = bumped.tx_hash ?? '';
+      const mempool = await ltc.node.rpc<string[]>('getrawmempool');
+      expect(mempool).toContain(replacement);
+      expect(mempool).not.toContain(stuck);
+      // The same input (so only one version can ever land), the payer paying the higher fee out of the amount.
+      const inputs = async (txid: string) =>
+        (await rawTx(txid)).vin.map((input) => `${input.txid}:${input.vout}`);
+      const deposit = payment.deposits[0];
+      expect(await inputs(replacement)).toEqual([`${deposit?.tx_hash}:${deposit?.output_index}`]);
+      const firstFee = baseUnits(first.fee_native ?? '0', 8);
+      const bumpedFee = baseUnits(bumped.fee_native ?? '0', 8);
+      expect(bumpedFee).toBeGreaterThan(firstFee);
+      expect(baseUnits(bumped.sent_amount_native ?? '0', 8) + bumpedFee).toBe((2n * LITOSHIS) / 100n);
+      await ltc.node.mine(2);
+      const done = await refunds.until(key, refund.id, 'the refund sent', (r) => r.status === 'sent');
+      expect(done.tx_hash).toBe(replacement);
+      const got = baseUnits(done.sent_amount_native ?? '0', 8);
+      expect(got + baseUnits(done.fee_native ?? '0', 8)).toBe((2n * LITOSHIS) / 100n);
+      expect(got).toBe((2n * LITOSHIS) / 100n - bumpedFee);
+      expect(await ltc.received(payer.regtest)).toBe(got);
     });
 
     it('fails a refund not worth its network fee, with the reason, and its amount is refundable again', async () => {

@@ -37,7 +37,12 @@ describe('live Tron refunds through the running program against the fake Tron no
   const newAddress = () => testKey(`refunds-tron-to-${++fresh}`).address;
 
   beforeAll(async () => {
-    tron = await startTronProgram({ dataDirPrefix: 'svc-refunds-tron-', label: 'refunds-tron' });
+    tron = await startTronProgram({
+      dataDirPrefix: 'svc-refunds-tron-',
+      label: 'refunds-tron',
+      // A transfer the node loses provably cannot land 30 s after its reference block (the shortest allowed).
+      env: { SVC_CHAIN_TRON_SWEEP_EXPIRATION_SECONDS: '30' },
+    });
     merchant = await refundMerchant(tron.base);
     key = merchant.key;
   }, 120_000);
@@ -123,6 +128,61 @@ describe('live Tron refunds through the running program against the fake Tron no
     expect(tron.node.account(payment.address)?.delegatedInEnergy).toBe(0n);
     const lent = [...(tron.node.account(tron.resource.address)?.delegatedOutEnergy.values() ?? [])];
     expect(lent.reduce((sum, sun) => sum + sun, 0n)).toBe(0n);
+  });
+
+  it('a USDT refund whose transfer expired after its delegation landed: signed again, and the old stake comes back too', async () => {
+    const payment = await paid(
+      '10',
+      'USDT',
+      (address) => tron.node.sendUsdt(tron.payer.key, address, 3_000_000n),
+      'underpaid',
+    );
+    const deposit = payment.address;
+    const transfers = () =>
+      new Set(
+        tron.node
+          .broadcasts()
+          .filter((sent) => sent.owner === deposit)
+          .map((sent) => sent.txid),
+      );
+    // The node loses the refund's first transfer, every time it is sent, and nothing else: its delegation lands.
+    let lost: string | undefined;
+    tron.node.setLoseBroadcasts((tx) => {
+      if (tx.raw_data.contract[0]?.type !== 'TriggerSmartContract') return false;
+      lost ??= tx.txID;
+      return tx.txID === lost;
+    });
+    try {
+      const to = newAddress();
+      const asked = await refunds.ask(key, payment.payment_id, { address: to, amount: '2' });
+      await waitFor('the first transfer sent', () => lost, 20_000);
+      await waitFor(
+        'its energy lent',
+        () => (tron.node.account(deposit)?.delegatedInEnergy ?? 0n) > 0n,
+        20_000,
+      );
+      const firstLent = tron.node.account(deposit)?.delegatedInEnergy ?? 0n;
+      // Once the solidified block is past the lost transfer's expiry, the refund is signed again and sent.
+      const sent = await refunds.until(
+        key,
+        asked.id,
+        'the USDT refund sent',
+        (r) => r.status === 'sent',
+        90_000,
+      );
+      expect(sent).toMatchObject({ source: 'deposit', sent_amount_native: '2' });
+      expect(sent.tx_hash).not.toBe(lost);
+      expect(transfers()).toEqual(new Set([lost, sent.tx_hash]));
+      expect(tron.node.account(to)?.usdt).toBe(2_000_000n);
+      expect(tron.node.account(deposit)?.usdt).toBe(1_000_000n);
+      // Both versions delegated to the deposit address; the second one's undelegation gave back both stakes.
+      expect(firstLent).toBeGreaterThan(0n);
+      expect(tron.node.account(deposit)?.delegatedInEnergy).toBe(0n);
+      const lent = [...(tron.node.account(tron.resource.address)?.delegatedOutEnergy.values() ?? [])];
+      expect(lent.reduce((sum, sun) => sum + sun, 0n)).toBe(0n);
+    } finally {
+      tron.node.setLoseBroadcasts(false);
+    }
   });
 
   it('refuses what is no Tron wallet address with a clear error', async () => {

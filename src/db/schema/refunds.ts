@@ -31,6 +31,16 @@ const baseUnits = (name: string) => numeric(name, { precision: 78, scale: 0 });
  * The sum of the amounts of refunds not failed never exceeds the payment's received amount: refunds are created with
  * the payment's row locked (payments.lockForRefund), which serialises them per payment.
  */
+/** A signed version of a refund's transaction, kept after a fee bump replaced it. */
+export interface RefundVersion {
+  txHash: string;
+  rawTx: string;
+  fee: string;
+  sentAmount: string;
+  /** When it was replaced (ISO). */
+  replacedAt: string;
+}
+
 export const refunds = pgTable(
   'refunds',
   {
@@ -66,6 +76,11 @@ export const refunds = pgTable(
     fee: baseUnits('fee'),
     rawTx: text('raw_tx'),
     txHash: text('tx_hash'),
+    /**
+     * UTXO chains: the versions a fee bump replaced (BIP125: the same inputs, so at most one of them and the current
+     * one can land), oldest first, with when each was replaced. Whichever the chain mines is the one recorded.
+     */
+    replaced: jsonb('replaced').$type<RefundVersion[]>(),
     blockNumber: bigint('block_number', { mode: 'number' }),
     broadcastCount: integer('broadcast_count').notNull().default(0),
     lastError: text('last_error'),

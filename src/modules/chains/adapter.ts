@@ -279,7 +279,7 @@ export interface ChainAdapter {
   ): Promise<BuiltForward | null>;
   /** Deposit addresses one forwarding transaction sweeps at most (a transaction's size limit); unset: the forwarder's batch. */
   readonly maxForwardInputs?: number;
-  /** How long a forward's current version may wait unconfirmed before `bumpForward` is asked (ms). */
+  /** How long a forward's (UTXO chains: and a refund's) current version may wait unconfirmed before `bumpForward` (`bumpRefund`) is asked (ms). */
   readonly bumpAfterMs?: number;
   /** Sends a built transaction. Idempotent: sending the same raw transaction again changes nothing. */
   broadcast(rawTx: string): Promise<void>;
@@ -298,6 +298,13 @@ export interface ChainAdapter {
    * refunds (the API refuses them with `refunds_unsupported`). Throws RefundRefused when it cannot be sent as asked.
    */
   buildRefund?(intent: RefundIntent): Promise<BuiltRefund>;
+  /**
+   * UTXO chains: a higher-fee replacement (BIP125) of a refund from a deposit address whose current version has waited
+   * in the mempool for `bumpAfterMs`: the SAME inputs (`intent.from.outputs`), the same change, a fee above
+   * `previous.fee` by at least what the chain's relay rules ask, paid out of what the payer gets. Null when it cannot
+   * be raised within the chain's fee cap, or when what the payer would get is dust (the stuck version keeps waiting).
+   */
+  bumpRefund?(intent: RefundIntent, previous: { fee: bigint }): Promise<BuiltRefund | null>;
   /**
    * Whether refunds of swept payments can be sent from a wallet of the chain's own (`from: null`): the simulated chain
    * pays them from its simulated wallet, an EVM chain from its refund wallet when configured

@@ -160,6 +160,24 @@ export const refundsRepo = {
     return row;
   },
 
+  /**
+   * A broadcast refund's transaction changes to another version of it (a fee bump, or the version the chain mined),
+   * only while `txHash` is still its current one.
+   */
+  async replaceVersion(
+    db: Db,
+    id: string,
+    txHash: string,
+    patch: Pick<RefundRow, 'txHash' | 'rawTx' | 'fee' | 'sentAmount' | 'replaced' | 'updatedAt'>,
+  ): Promise<RefundRow | undefined> {
+    const [row] = await db
+      .update(refunds)
+      .set(patch)
+      .where(and(eq(refunds.id, id), eq(refunds.status, 'broadcast'), eq(refunds.txHash, txHash)))
+      .returning();
+    return row;
+  },
+
   async noteError(db: Db, id: string, error: string, now: Date): Promise<void> {
     await db.update(refunds).set({ lastError: error, updatedAt: now }).where(eq(refunds.id, id));
   },

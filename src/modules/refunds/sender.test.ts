@@ -207,6 +207,123 @@ describe('refund sender', () => {
     expect(deposit).toMatchObject({ forward_id: refundId, refunded: '100000000000000000' });
   });
 
+  it('replaces a refund stuck in the mempool by a higher fee, stored before its broadcast, and records the version mined', async () => {
+    const created = await t.app.inject({
+      method: 'POST',
+      url: '/v1/payments',
+      headers: apiKey(merchant.testKey),
+      payload: { amount: '1', currency: 'ETH', chain: 'ethereum' },
+    });
+    const payment = created.json() as { payment_id: string; address: string };
+    await sim.sendDeposit({ to: payment.address, asset: 'ETH', amount: 4n * 10n ** 17n });
+    await blocks(3);
+    const refundAnswer = await t.app.inject({
+      method: 'POST',
+      url: `/v1/payments/${payment.payment_id}/refunds`,
+      headers: apiKey(merchant.testKey),
+      payload: { address: '0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed', amount: '0.1' },
+    });
+    expect(refundAnswer.statusCode, refundAnswer.body).toBe(201);
+    const refundId = (refundAnswer.json() as { id: string }).id;
+    // A UTXO chain stand-in with a mempool: what is broadcast waits there (a replacement evicts what it replaces)
+    // until the test mines a version.
+    const amount = 10n ** 17n;
+    const version = (n: number, fee: bigint) => ({
+      txHash: `v${n}`,
+      rawTx: `raw-v${n}`,
+      sent: amount - fee,
+      fee,
+    });
+    const sentRaw: string[] = [];
+    const bumpedFrom: bigint[] = [];
+    let mempool: string | null = null;
+    let mined: { txHash: string; blockNumber: number } | null = null;
+    const utxo: ChainAdapter = {
+      ...sim,
+      refundSpendsOutputs: true,
+      bumpAfterMs: 60_000,
+      buildRefund: async () => version(1, 1000n),
+      bumpRefund: async (_intent, previous) => {
+        bumpedFrom.push(previous.fee);
+        return version(bumpedFrom.length + 1, previous.fee * 2n);
+      },
+      broadcast: async (rawTx) => {
+        sentRaw.push(rawTx);
+        if (mined === null) mempool = rawTx.slice(4);
+      },
+      forwardStatus: async (txHash) => {
+        if (mined?.txHash === txHash)
+          return { state: 'included', blockNumber: mined.blockNumber, blockHash: 'b' };
+        return mempool === txHash && mined === null ? { state: 'pending' } : { state: 'unknown' };
+      },
+    };
+    let offset = 0;
+    const clock = { now: () => new Date(Date.now() + offset) };
+    const sending = (afterIntent?: (id: string) => void) =>
+      createRefundSender({
+        db: t.database.db,
+        clock,
+        adapter: utxo,
+        payments: t.services.payments,
+        ledger: refundLedger,
+        payoutWallet: async () => '0x1111111111111111111111111111111111111111',
+        refunds: t.services.refunds,
+        afterIntent,
+      });
+    const row = async () =>
+      (
+        await queryRows<{
+          status: string;
+          tx_hash: string;
+          fee: string;
+          sent_amount: string;
+          replaced: unknown;
+        }>(
+          t.database.db,
+          sql`select status, tx_hash, fee, sent_amount, replaced from refunds where id = ${refundId}`,
+        )
+      )[0];
+
+    await sending().run(); // v1 signed and broadcast
+    await sending().run(); // waiting, but not for long yet: left alone
+    expect(await row()).toMatchObject({ status: 'broadcast', tx_hash: 'v1', replaced: null });
+    expect(bumpedFrom).toEqual([]);
+
+    // Stuck past the bump interval: v2 is stored (the intent) and the process dies before its broadcast.
+    offset = 61_000;
+    await expect(
+      sending(() => {
+        throw new Error('crash after the bump was stored');
+      }).run(),
+    ).rejects.toThrow('crash after the bump was stored');
+    expect(bumpedFrom).toEqual([1000n]);
+    expect(sentRaw).toEqual(['raw-v1']);
+    expect(await row()).toMatchObject({
+      status: 'broadcast',
+      tx_hash: 'v2',
+      fee: '2000',
+      sent_amount: (amount - 2000n).toString(),
+      replaced: [{ txHash: 'v1', rawTx: 'raw-v1', fee: '1000', sentAmount: (amount - 1000n).toString() }],
+    });
+    // The next process: the stored v2 is what it sends (it replaces v1 in the mempool), never a third version.
+    await sending().run();
+    expect(sentRaw).toEqual(['raw-v1', 'raw-v2']);
+    expect(mempool).toBe('v2');
+    expect(bumpedFrom).toEqual([1000n]);
+
+    // A miner had v1 all along: v1 is what the chain has, so v1 (its fee, what the payer got) is recorded.
+    const height = (await refundLedger.cursorHeights(t.database.db)).get('ethereum:true') ?? 0;
+    mined = { txHash: 'v1', blockNumber: height - 3 };
+    await sending().run();
+    expect(await row()).toMatchObject({
+      status: 'sent',
+      tx_hash: 'v1',
+      fee: '1000',
+      sent_amount: (amount - 1000n).toString(),
+      replaced: [{ txHash: 'v2', rawTx: 'raw-v2', fee: '2000' }],
+    });
+  });
+
   it('a refund wallet too poor for a swept payment hands its refund to the merchant as a payment request', async () => {
     const created = await t.app.inject({
       method: 'POST',

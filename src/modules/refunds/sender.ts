@@ -57,6 +57,9 @@ export interface RefundRunResult {
  * 3. Broadcast: the stored transaction, never a rebuilt one, so a crash between 2 and 3 re-sends the SAME transaction,
  *    which the chain takes once.
  * 4. A transaction the chain says can never land (`expired`: Solana, Tron) goes back to step 2 and is signed anew.
+ *    UTXO chains: one waiting in the mempool past the adapter's `bumpAfterMs` is replaced by a higher fee on the same
+ *    inputs (`bumpRefund`), stored before its broadcast; a current version the node does not know gives way to an
+ *    earlier one in a block (that one is recorded), else is sent again as it is.
  * 5. Once it has the chain's confirmations: `sent` (what each deposit gave is recorded, so sweeps take only the rest)
  *    and `refund.sent`; a reverted one: `failed`, its deposits freed, and `refund.failed`.
  */
@@ -137,12 +140,8 @@ export function createRefundSender(deps: RefundSenderDeps) {
     });
   }
 
-  /** Step 2: signs and stores the intent. True when a refund became `pending`. */
-  async function sign(queued: RefundRow): Promise<boolean> {
-    const row = await chooseSource(queued);
-    if (row === undefined || row.status !== 'queued' || row.toAddress === null) return false;
-    const build = adapter.buildRefund;
-    if (build === undefined) return fail(row, ['queued'], `${chain} cannot send refunds`);
+  /** What the refund's transaction must do: from its source (a deposit's outputs on UTXO chains) to the payer. */
+  async function intentOf(row: RefundRow, to: string): Promise<RefundIntent> {
     let from: RefundIntent['from'] = null;
     let change: string | null = null;
     if (row.source === 'deposit') {
@@ -159,16 +158,26 @@ export function createRefundSender(deps: RefundSenderDeps) {
         change = (await deps.payoutWallet?.(payment.merchantId, isTest, chain)) ?? null;
       }
     }
+    return {
+      id: row.id,
+      asset: row.asset,
+      amount: BigInt(row.amount),
+      to,
+      from,
+      ...(adapter.refundSpendsOutputs === true ? { change } : {}),
+    };
+  }
+
+  /** Step 2: signs and stores the intent. True when a refund became `pending`. */
+  async function sign(queued: RefundRow): Promise<boolean> {
+    const row = await chooseSource(queued);
+    if (row === undefined || row.status !== 'queued' || row.toAddress === null) return false;
+    const build = adapter.buildRefund;
+    if (build === undefined) return fail(row, ['queued'], `${chain} cannot send refunds`);
+    const intent = await intentOf(row, row.toAddress);
     let built: BuiltRefund;
     try {
-      built = await build({
-        id: row.id,
-        asset: row.asset,
-        amount: BigInt(row.amount),
-        to: row.toAddress,
-        from,
-        ...(adapter.refundSpendsOutputs === true ? { change } : {}),
-      });
+      built = await build(intent);
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
       if (error instanceof RefundRefused) return fail(row, ['queued'], message);
@@ -230,12 +239,115 @@ export function createRefundSender(deps: RefundSenderDeps) {
   }
 
   /** Step 4: a broadcast refund with its confirmations is sent (or failed, when it reverted). */
+  /**
+   * UTXO chains: a refund whose current version has waited in the mempool for the family's bump interval is replaced
+   * by a higher-fee version on the same inputs (paid out of what the payer gets, within the fee cap). The new version
+   * is stored as the refund's transaction, the stuck one kept in `replaced`, BEFORE it is broadcast: after a crash the
+   * stored version is sent again, and since every version spends the same outputs, only one of them can land.
+   */
+  async function bumpIfStuck(row: RefundRow): Promise<boolean> {
+    const bumpAfterMs = adapter.bumpAfterMs;
+    const bump = adapter.bumpRefund;
+    if (bump === undefined || bumpAfterMs === undefined) return false;
+    if (row.source !== 'deposit' || row.toAddress === null || row.txHash === null || row.rawTx === null) {
+      return false;
+    }
+    const last = row.replaced?.at(-1)?.replacedAt;
+    const since = last === undefined ? (row.broadcastAt ?? row.updatedAt) : new Date(last);
+    const now = clock.now();
+    if (now.getTime() - since.getTime() < bumpAfterMs) return false;
+    let built: BuiltRefund | null;
+    try {
+      built = await bump(await intentOf(row, row.toAddress), { fee: BigInt(row.fee ?? '0') });
+    } catch (error) {
+      const message = error instanceof Error ? error.message : String(error);
+      await repo.noteError(db, row.id, `stuck refund not replaced: ${message}`, now);
+      return false;
+    }
+    if (built === null) return false;
+    const stored = await repo.replaceVersion(db, row.id, row.txHash, {
+      txHash: built.txHash,
+      rawTx: built.rawTx,
+      fee: built.fee.toString(),
+      sentAmount: built.sent.toString(),
+      replaced: [
+        ...(row.replaced ?? []),
+        {
+          txHash: row.txHash,
+          rawTx: row.rawTx,
+          fee: row.fee ?? '0',
+          sentAmount: row.sentAmount ?? '0',
+          replacedAt: now.toISOString(),
+        },
+      ],
+      updatedAt: now,
+    });
+    if (stored === undefined) return false;
+    deps.logger?.warn(
+      { chain, isTest, refund: row.id, replaced: row.txHash, by: built.txHash, fee: built.fee.toString() },
+      'stuck refund replaced by a higher fee (same inputs); the payer gets less by the difference',
+    );
+    await deps.afterIntent?.(row.id);
+    return broadcast(stored);
+  }
+
+  /**
+   * The current version is unknown to the chain: a version it replaced may be the one in a block. That one becomes
+   * the refund's transaction (its fee and what the payer got with it), the current one kept in `replaced`.
+   */
+  async function earlierVersion(
+    row: RefundRow,
+  ): Promise<{ row: RefundRow; status: Awaited<ReturnType<ChainAdapter['forwardStatus']>> } | null> {
+    const versions = row.replaced ?? [];
+    if (versions.length === 0 || row.txHash === null || row.rawTx === null) return null;
+    for (const version of versions) {
+      const status = await adapter.forwardStatus(version.txHash);
+      if (status.state !== 'included') continue;
+      const now = clock.now();
+      const switched = await repo.replaceVersion(db, row.id, row.txHash, {
+        txHash: version.txHash,
+        rawTx: version.rawTx,
+        fee: version.fee,
+        sentAmount: version.sentAmount,
+        replaced: [
+          ...versions.filter((v) => v.txHash !== version.txHash),
+          {
+            txHash: row.txHash,
+            rawTx: row.rawTx,
+            fee: row.fee ?? '0',
+            sentAmount: row.sentAmount ?? '0',
+            replacedAt: now.toISOString(),
+          },
+        ],
+        updatedAt: now,
+      });
+      if (switched === undefined) return null;
+      deps.logger?.warn(
+        { chain, isTest, refund: row.id, counted: version.txHash, dropped: row.txHash },
+        'an earlier version of the refund is the one the chain has: it is the one recorded',
+      );
+      return { row: switched, status };
+    }
+    return null;
+  }
+
   async function settle(row: RefundRow, height: number | undefined): Promise<'sent' | 'failed' | null> {
     if (row.source === 'merchant') return (await settleMerchantPaid(row, height)) ? 'sent' : null;
     if (row.txHash === null) return null;
-    const status = await adapter.forwardStatus(row.txHash);
+    let status = await adapter.forwardStatus(row.txHash);
     if (status.state === 'unknown') {
-      await broadcast(row); // dropped, or never arrived: the very same transaction again
+      // A version a fee bump replaced may be the one the chain mined: that one is recorded.
+      const earlier = await earlierVersion(row);
+      if (earlier === null) {
+        // Dropped, or never arrived (a crash right after a bump was stored): the very same transaction again. An
+        // earlier version still waiting in the mempool is replaced by it (it pays more, on the same inputs).
+        await broadcast(row);
+        return null;
+      }
+      ({ row, status } = earlier);
+    }
+    if (status.state === 'pending') {
+      await bumpIfStuck(row);
       return null;
     }
     if (status.state === 'expired') {

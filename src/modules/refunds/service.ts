@@ -80,6 +80,7 @@ function blankRefund(payment: PaymentRow, now: Date): RefundRow {
     fee: null,
     rawTx: null,
     txHash: null,
+    replaced: null,
     blockNumber: null,
     broadcastCount: 0,
     lastError: null,

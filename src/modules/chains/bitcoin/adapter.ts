@@ -124,6 +124,8 @@ export function createBitcoinAdapter(deps: {
     networks: readable,
     signingKeys: deps.signingKeys,
     feeRate: sweeper.feeRate,
+    maxFeeRate: settings.maxFeeRate,
+    logger,
     outputScript: sweeper.outputScript,
   });
 
@@ -284,6 +286,8 @@ export function createBitcoinAdapter(deps: {
     // Refunds from deposit addresses (refund.ts): their outputs spent whole, broadcast and followed like sweeps.
     refundSpendsOutputs: true,
     buildRefund: refunds.buildRefund,
+    // A refund stuck unconfirmed past SWEEP_BUMP_AFTER_SECONDS is replaced by a higher fee, as sweeps are.
+    bumpRefund: refunds.bumpRefund,
     refundFee: refunds.refundFee,
     checkRefundAddress: refunds.checkRefundAddress,
 

@@ -53,6 +53,7 @@ function refundsAt(rate: bigint | null, maxFeeRate = 500n) {
     networks,
     signingKeys,
     feeRate: sweeper.feeRate,
+    maxFeeRate,
     outputScript: sweeper.outputScript,
   });
 }
@@ -75,6 +76,7 @@ function refundsAtLive() {
     networks: liveNetworks,
     signingKeys,
     feeRate: sweeper.feeRate,
+    maxFeeRate: 500n,
     outputScript: sweeper.outputScript,
   });
 }
@@ -133,6 +135,36 @@ describe('bitcoin-family refunds', () => {
     expect(Buffer.from(tx.getOutput(0).script ?? [])).toEqual(Buffer.from(script(payer)));
     expect(tx.getOutput(1)).toMatchObject({ amount: 5_000_000n });
     expect(Buffer.from(tx.getOutput(1).script ?? [])).toEqual(Buffer.from(script(payout)));
+  });
+
+  it('replaces a stuck refund on the same inputs and change, the payer paying the higher fee, within MAX_FEE_RATE', async () => {
+    const asked = intent(3_000_000n, [2_000_000n, 6_000_000n]);
+    const first = await refundsAt(10n).buildRefund(asked);
+    const bump = refundsAt(10n).bumpRefund;
+    const bumped = await bump(asked, { fee: first.fee });
+    if (bumped === null) throw new Error('not replaced');
+    // 10 sat/vB → 13 (a quarter more, at least 1 more) over the same 209 vB.
+    expect(bumped.fee).toBe(209n * 13n);
+    expect(bumped.sent).toBe(3_000_000n - bumped.fee);
+    expect(bumped.change).toBe(5_000_000n);
+    const a = Transaction.fromRaw(hexToBytes(first.rawTx));
+    const b = Transaction.fromRaw(hexToBytes(bumped.rawTx));
+    expect(bumped.txHash).not.toBe(first.txHash);
+    const inputs = (tx: Transaction) =>
+      Array.from({ length: tx.inputsLength }, (_, i) => {
+        const input = tx.getInput(i);
+        return `${Buffer.from(input.txid ?? []).toString('hex')}:${input.index}:${input.sequence}`;
+      });
+    expect(inputs(b)).toEqual(inputs(a));
+    expect(b.getOutput(1)).toMatchObject({ amount: 5_000_000n });
+    // The node's estimate above the bumped rate: the estimate.
+    expect((await refundsAt(40n).bumpRefund(asked, { fee: first.fee }))?.fee).toBe(209n * 40n);
+    // Above the cap: not replaced, the stuck version keeps waiting.
+    expect(await refundsAt(10n, 12n).bumpRefund(asked, { fee: first.fee })).toBeNull();
+    // What the payer would get is dust: not replaced.
+    const small = intent(1_200n, [1_200n]); // 110 vB: 550 at 5 sat/vB, 770 at 7 (650, then 430 left)
+    const smallFirst = await refundsAt(5n).buildRefund(small);
+    expect(await refundsAt(5n).bumpRefund(small, { fee: smallFirst.fee })).toBeNull();
   });
 
   it('leaves change under the dust limit to the fee, with one output only', async () => {

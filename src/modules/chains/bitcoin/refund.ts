@@ -32,12 +32,16 @@ export function createBitcoinRefunds(deps: {
   signingKeys: DepositSigningKeys;
   /** The sweeps' fee rate (sat/vB), or null above the cap. */
   feeRate: () => Promise<{ rate: bigint } | null>;
+  /** MAX_FEE_RATE (sat/vB): a stuck refund is never replaced by one paying more. */
+  maxFeeRate: bigint;
+  logger?: { warn(details: object, message: string): void };
   /** The output script paying an address of the mode (segwit in any spelling, or base58). */
   outputScript: (address: string) => Uint8Array;
 }) {
   const { chainId, isTest, networks } = deps;
 
-  async function buildRefund(intent: RefundIntent): Promise<BuiltRefund> {
+  /** The refund's outputs, checked, and its size's upper bound (vbytes). */
+  function plan(intent: RefundIntent) {
     const from = intent.from;
     if (from === null) throw new Error(`${chainId}: refunds are sent from deposit addresses only`);
     const outputs = from.outputs ?? [];
@@ -46,8 +50,6 @@ export function createBitcoinRefunds(deps: {
     if (total < intent.amount) {
       throw new Error(`${chainId}: the held outputs hold ${total}, the refund needs ${intent.amount}`);
     }
-    const priced = await deps.feeRate();
-    if (priced === null) throw new Error(`${chainId}: the fee rate is above MAX_FEE_RATE; the refund waits`);
     const payerScript = deps.outputScript(intent.to);
     const rest = total - intent.amount;
     let changeScript: Uint8Array | null = null;
@@ -65,13 +67,52 @@ export function createBitcoinRefunds(deps: {
       9n +
       BigInt(payerScript.length) +
       (changeScript === null ? 0n : 9n + BigInt(changeScript.length));
-    const networkFee = vbytes * priced.rate;
-    const sent = intent.amount - networkFee;
-    if (sent < MIN_OUTPUT) {
+    return { from, outputs, payerScript, rest, changeScript, vbytes };
+  }
+
+  async function buildRefund(intent: RefundIntent): Promise<BuiltRefund> {
+    const planned = plan(intent);
+    const priced = await deps.feeRate();
+    if (priced === null) throw new Error(`${chainId}: the fee rate is above MAX_FEE_RATE; the refund waits`);
+    const networkFee = planned.vbytes * priced.rate;
+    if (intent.amount - networkFee < MIN_OUTPUT) {
       throw new RefundRefused(
         `the refund (${intent.amount} base units) is not worth its network fee (${networkFee} base units)`,
       );
     }
+    return sign(intent, planned, networkFee);
+  }
+
+  /**
+   * A replacement (BIP125) of a refund stuck unconfirmed: the same inputs and outputs, the payer's output smaller by
+   * the higher fee. The rate beats the previous one by the incremental relay fee (1 sat/vB) over the whole size, is at
+   * least a quarter more, and at least the current estimate; null above MAX_FEE_RATE, or when the payer would be left
+   * with dust (the stuck version keeps waiting).
+   */
+  async function bumpRefund(intent: RefundIntent, previous: { fee: bigint }): Promise<BuiltRefund | null> {
+    const planned = plan(intent);
+    // The fee recorded counts change below the dust limit, which goes to the miners whatever the rate.
+    const previousNetworkFee = previous.fee - (planned.changeScript === null ? planned.rest : 0n);
+    const previousRate = (previousNetworkFee + planned.vbytes - 1n) / planned.vbytes;
+    const quarter = previousRate + (previousRate + 3n) / 4n;
+    let rate = previousRate + 1n > quarter ? previousRate + 1n : quarter;
+    const priced = await deps.feeRate();
+    if (priced !== null && priced.rate > rate) rate = priced.rate;
+    if (rate > deps.maxFeeRate) {
+      deps.logger?.warn(
+        { refund: intent.id, rate: rate.toString(), cap: deps.maxFeeRate.toString() },
+        'stuck refund not replaced: its next fee rate is above MAX_FEE_RATE',
+      );
+      return null;
+    }
+    const networkFee = planned.vbytes * rate;
+    if (networkFee <= previousNetworkFee || intent.amount - networkFee < MIN_OUTPUT) return null;
+    return sign(intent, planned, networkFee);
+  }
+
+  function sign(intent: RefundIntent, planned: ReturnType<typeof plan>, networkFee: bigint): BuiltRefund {
+    const { from, outputs, payerScript, rest, changeScript } = planned;
+    const sent = intent.amount - networkFee;
     // Checked against the deposit address before anything is signed (throws SignerMismatchError).
     const key = deps.signingKeys.keyFor(chainId, isTest, from.derivationIndex, from.address);
     const script = hexToBytes(addressToScriptOn(networks, from.address));
@@ -103,6 +144,7 @@ export function createBitcoinRefunds(deps: {
 
   return {
     buildRefund,
+    bumpRefund,
 
     /** A refund of one deposit output with change: what it pays at the sweeps' rate now. */
     async refundFee(): Promise<bigint> {

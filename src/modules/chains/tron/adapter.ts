@@ -89,7 +89,8 @@ export function createTronAdapter(deps: {
     http,
     native,
     usdt,
-    buildForward: (intent) => sweeper.buildForward(intent),
+    buildForward: (intent, carried) => sweeper.buildForward(intent, carried),
+    lentTo: (address) => sweeper.lentTo(address),
   });
   // Activations and top-ups from svc's own wallets reach deposit addresses as TRX transfers: never payments.
   const own = new Set(

@@ -66,6 +66,7 @@ describe('Tron refunds against the fake node', () => {
       native: 'TRX',
       usdt: { code: 'USDT', contractHex: node.usdtHex },
       buildForward: sweeper.buildForward,
+      lentTo: sweeper.lentTo,
     });
     return { sweeper, refunds };
   }

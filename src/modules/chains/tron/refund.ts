@@ -7,7 +7,7 @@ import {
 } from '../adapter.ts';
 import type { TronHttp } from './http.ts';
 import { units } from './json.ts';
-import { parseBundle } from './sweep.ts';
+import { type Delegation, parseBundle } from './sweep.ts';
 import { hexAddress } from './tx.ts';
 
 /**
@@ -22,6 +22,9 @@ import { hexAddress } from './tx.ts';
  *   wallet topping the deposit up: the payer gets the whole amount, the operator's wallets pay. Beyond MAX_BURN_TRX
  *   it waits (a plain error: tried again later), as a sweep does.
  * A refund's bundle is marked (`refund`): once its transfer landed it is done, never signed again.
+ * Stake left lent: a USDT refund whose delegation landed but whose transfer expired is signed again (the refund
+ * sender's `expired` step) from scratch; what the resource wallet lends the deposit address at that moment (the old
+ * version's delegation) is carried into the new version, whose undelegation gives it back with its own.
  */
 
 /** Serialised bytes of a TRX transfer that bandwidth is charged for (sweep.ts). */
@@ -33,8 +36,13 @@ export function createTronRefunds(deps: {
   http: TronHttp;
   native: string;
   usdt: { code: string; contractHex: string } | null;
-  /** The sweeper's builder: a refund is a one-deposit sweep to the payer. */
-  buildForward: (intent: ForwardIntent) => Promise<BuiltForward>;
+  /**
+   * The sweeper's builder: a refund is a one-deposit sweep to the payer. `carried`: stake lent to the deposit address
+   * before, that the refund's undelegation gives back too.
+   */
+  buildForward: (intent: ForwardIntent, carried?: readonly Delegation[]) => Promise<BuiltForward>;
+  /** What the resource wallet lends an address now (nothing without one). */
+  lentTo: (address: string) => Promise<Delegation[]>;
 }) {
   const { http } = deps;
 
@@ -69,12 +77,19 @@ export function createTronRefunds(deps: {
           );
         }
       }
-      const built = await deps.buildForward({
-        id: intent.id,
-        asset: intent.asset,
-        inputs: [{ address: from.address, derivationIndex: from.derivationIndex, amount: intent.amount }],
-        to: intent.to,
-      });
+      // A USDT refund signed again after its transfer expired may leave the stake its first version lent the deposit
+      // address (the delegation landed, the undelegation after the transfer never could): whatever the resource
+      // wallet lends the address now is given back by this version's undelegation, with what it lends itself.
+      const carried = native ? [] : await deps.lentTo(from.address);
+      const built = await deps.buildForward(
+        {
+          id: intent.id,
+          asset: intent.asset,
+          inputs: [{ address: from.address, derivationIndex: from.derivationIndex, amount: intent.amount }],
+          to: intent.to,
+        },
+        carried,
+      );
       if (built.txHash === '') {
         if (native) {
           throw new RefundRefused(

@@ -50,7 +50,7 @@ interface Step {
 }
 
 /** Sun of stake the resource wallet lent an address for one resource. */
-interface Delegation {
+export interface Delegation {
   address: string;
   resource: 'ENERGY' | 'BANDWIDTH';
   balance: bigint;
@@ -840,6 +840,20 @@ export function createTronSweeper(deps: {
       const next: Bundle = { tron: 1, steps, ...(carried === undefined ? {} : { carried }) };
       // The fee is the old estimate until the sweep is final: the receipts then say what it cost.
       return { txHash: main.tx.txID, rawTx: JSON.stringify(next), amount, fee: previous.fee };
+    },
+
+    /**
+     * What the resource wallet lends `address` now (getdelegatedresourcev2), per resource: a refund built (or built
+     * again) for a deposit address gives it back with its own undelegation, so a stake an expired version lent is
+     * never left behind. Empty without a resource wallet.
+     */
+    async lentTo(address: string): Promise<Delegation[]> {
+      const lent: Delegation[] = [];
+      for (const resource of ['ENERGY', 'BANDWIDTH'] as const) {
+        const balance = await stillLent(address, resource);
+        if (balance > 0n) lent.push({ address, resource, balance });
+      }
+      return lent;
     },
 
     resourceAddress,
