@@ -21,6 +21,8 @@ import { createRefundSender } from './sender.ts';
  * the refund is sent with the hash stored at the intent. The deposit's funds are held from sweeps meanwhile, and what
  * the refund took is never swept afterwards.
  */
+const REFUND_TO = '0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed';
+
 describe('refund sender', () => {
   let t: TestApp;
   let merchant: Merchant;
@@ -74,7 +76,8 @@ describe('refund sender', () => {
     }
   }
 
-  it('a crash between the intent and its broadcast sends the same transaction once', async () => {
+  /** A 1 ETH test payment paid `paid` wei and confirmed, then a refund of `amount` to REFUND_TO asked of it. */
+  async function paidAndRefunded(paid: bigint, amount: string) {
     const created = await t.app.inject({
       method: 'POST',
       url: '/v1/payments',
@@ -82,16 +85,20 @@ describe('refund sender', () => {
       payload: { amount: '1', currency: 'ETH', chain: 'ethereum' },
     });
     const payment = created.json() as { payment_id: string; address: string };
-    await sim.sendDeposit({ to: payment.address, asset: 'ETH', amount: 4n * 10n ** 17n });
+    await sim.sendDeposit({ to: payment.address, asset: 'ETH', amount: paid });
     await blocks(3);
     const refundAnswer = await t.app.inject({
       method: 'POST',
       url: `/v1/payments/${payment.payment_id}/refunds`,
       headers: apiKey(merchant.testKey),
-      payload: { address: '0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed', amount: '0.3' },
+      payload: { address: REFUND_TO, amount },
     });
     expect(refundAnswer.statusCode, refundAnswer.body).toBe(201);
-    const refundId = (refundAnswer.json() as { id: string }).id;
+    return { payment, refundId: (refundAnswer.json() as { id: string }).id };
+  }
+
+  it('a crash between the intent and its broadcast sends the same transaction once', async () => {
+    const { payment, refundId } = await paidAndRefunded(4n * 10n ** 17n, '0.3');
 
     await expect(
       sender(() => {
@@ -127,23 +134,7 @@ describe('refund sender', () => {
   });
 
   it('signs again a refund whose transaction provably never lands, and closes the spent outputs of a UTXO refund', async () => {
-    const created = await t.app.inject({
-      method: 'POST',
-      url: '/v1/payments',
-      headers: apiKey(merchant.testKey),
-      payload: { amount: '1', currency: 'ETH', chain: 'ethereum' },
-    });
-    const payment = created.json() as { payment_id: string; address: string };
-    await sim.sendDeposit({ to: payment.address, asset: 'ETH', amount: 4n * 10n ** 17n });
-    await blocks(3);
-    const refundAnswer = await t.app.inject({
-      method: 'POST',
-      url: `/v1/payments/${payment.payment_id}/refunds`,
-      headers: apiKey(merchant.testKey),
-      payload: { address: '0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed', amount: '0.1' },
-    });
-    expect(refundAnswer.statusCode, refundAnswer.body).toBe(201);
-    const refundId = (refundAnswer.json() as { id: string }).id;
+    const { payment, refundId } = await paidAndRefunded(4n * 10n ** 17n, '0.1');
     // The simulated chain standing in for a UTXO chain whose first broadcast is lost and then provably expired.
     const intents: Array<Parameters<NonNullable<typeof sim.buildRefund>>[0]> = [];
     let lost = true;
@@ -201,24 +192,8 @@ describe('refund sender', () => {
   });
 
   it('a refund wallet too poor for a swept payment hands its refund to the merchant as a payment request', async () => {
-    const created = await t.app.inject({
-      method: 'POST',
-      url: '/v1/payments',
-      headers: apiKey(merchant.testKey),
-      payload: { amount: '1', currency: 'ETH', chain: 'ethereum' },
-    });
-    const payment = created.json() as { payment_id: string; address: string };
-    await sim.sendDeposit({ to: payment.address, asset: 'ETH', amount: 10n ** 18n });
-    await blocks(3);
-    const to = '0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed';
-    const refundAnswer = await t.app.inject({
-      method: 'POST',
-      url: `/v1/payments/${payment.payment_id}/refunds`,
-      headers: apiKey(merchant.testKey),
-      payload: { address: to, amount: '0.25' },
-    });
-    expect(refundAnswer.statusCode, refundAnswer.body).toBe(201);
-    const refundId = (refundAnswer.json() as { id: string }).id;
+    const { refundId } = await paidAndRefunded(10n ** 18n, '0.25');
+    const to = REFUND_TO;
     // The deposit is swept (nothing to hold), and the chain's refund wallet holds too little.
     const asked: Array<string | null> = [];
     const poorWallet: ChainAdapter = Object.create(sim) as ChainAdapter;
