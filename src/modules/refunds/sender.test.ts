@@ -7,11 +7,11 @@ import {
   type Merchant,
   type TestApp,
 } from '../../../test/support/harness.ts';
+import { watchedSimulatedEthereum } from '../../../test/support/simulated-watch.ts';
 import { queryRows } from '../../db/client.ts';
 import { type ChainAdapter, RefundWalletShort } from '../chains/adapter.ts';
 import type { SimulatedChain } from '../chains/families.ts';
 import { refundLedger } from '../chains/ledger.ts';
-import { createWatcher } from '../chains/watcher.ts';
 import type { Principal } from '../tenancy/caller.ts';
 import { createRefundSender } from './sender.ts';
 
@@ -27,23 +27,12 @@ describe('refund sender', () => {
   let t: TestApp;
   let merchant: Merchant;
   let sim: SimulatedChain;
-  let watcher: ReturnType<typeof createWatcher>;
+  let blocks: (count: number) => Promise<void>;
 
   beforeAll(async () => {
     t = await createTestApp({ env: { SVC_SIM_CONFIRMATIONS: '2' } });
     merchant = await createMerchant(t.app);
-    const chain = t.services.chainAdapters.simulated('ethereum');
-    if (chain === undefined) throw new Error('no simulated ethereum');
-    sim = chain;
-    watcher = createWatcher({
-      db: t.database.db,
-      clock: t.clock,
-      adapter: sim,
-      payments: t.services.payments,
-      lateWatchDays: 7,
-    });
-    await sim.produceBlock();
-    await watcher.poll();
+    ({ sim, blocks } = await watchedSimulatedEthereum(t));
   });
 
   afterAll(async () => {
@@ -68,13 +57,6 @@ describe('refund sender', () => {
       refunds: t.services.refunds,
       afterIntent,
     });
-
-  async function blocks(count: number): Promise<void> {
-    for (let i = 0; i < count; i++) {
-      await sim.produceBlock();
-      await watcher.poll();
-    }
-  }
 
   /** A 1 ETH test payment paid `paid` wei and confirmed, then a refund of `amount` to REFUND_TO asked of it. */
   async function paidAndRefunded(paid: bigint, amount: string) {
