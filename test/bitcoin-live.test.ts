@@ -1,19 +1,18 @@
-import type { ChildProcess } from 'node:child_process';
 import { hexToBytes } from '@noble/hashes/utils.js';
 import { Transaction } from '@scure/btc-signer';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { coinsToBaseUnits } from '../src/modules/chains/bitcoin/json.ts';
 import { addressToScript, BITCOIN_NETWORKS, scriptToAddress } from '../src/modules/chains/bitcoin/network.ts';
-import { strongPassword, testMnemonic, uniqueEmail } from './support/harness.ts';
+import { strongPassword, uniqueEmail } from './support/harness.ts';
 import {
   type Litecoind,
   litecoindSkipReason,
   runLitecoindTests,
   startLitecoind,
 } from './support/litecoind.ts';
-import { freePort } from './support/net.ts';
-import { keyedApi, startServe, stopProgram } from './support/program.ts';
-import { createIsolatedDatabase, waitFor } from './support/webhooks.ts';
+import { startIsolatedServe } from './support/live-program.ts';
+import { keyedApi } from './support/program.ts';
+import { waitFor } from './support/webhooks.ts';
 
 /**
  * Live Litecoin payments end to end: the real program (`svc serve`, spawned) with a live mnemonic and
@@ -27,7 +26,6 @@ import { createIsolatedDatabase, waitFor } from './support/webhooks.ts';
  * the node's wallet pays the address the checkout shows as it is.
  */
 
-const LIVE_MNEMONIC = 'legal winner thank year wave sausage worth useful legal winner thank yellow';
 const live = BITCOIN_NETWORKS['litecoin-main'];
 const regtest = BITCOIN_NETWORKS['litecoin-regtest'];
 
@@ -65,27 +63,18 @@ describe.skipIf(!runLitecoindTests)(
   },
   () => {
     let node: Litecoind;
-    let program: ChildProcess;
     let base = '';
     let output = (): string => '';
-    let drop: () => Promise<void> = async () => {};
+    let stop: () => Promise<void> = async () => {};
     /** Created first, so that their 60-second windows run out while the other cases run. */
     let expiring: { key: string; inTime: Payment; unpaid: Payment; txid: string };
 
     beforeAll(async () => {
       // 120 blocks: twenty mature coinbases, so one held transaction does not lock up the payer's funds.
       node = await startLitecoind({ blocks: 120 });
-      const isolated = await createIsolatedDatabase();
-      drop = isolated.drop;
-      const port = await freePort();
-      base = `http://127.0.0.1:${port}`;
-      const served = await startServe({
-        port,
+      const started = await startIsolatedServe({
         dataDirPrefix: 'svc-btc-live-',
         env: {
-          ...(isolated.url === undefined ? {} : { DATABASE_URL: isolated.url, SVC_SIGNUP: 'open' }),
-          SVC_TEST_MNEMONIC: testMnemonic,
-          SVC_MNEMONIC: LIVE_MNEMONIC,
           SVC_CHAIN_LITECOIN_RPC_URL: node.urlWithAuth,
           SVC_CHAIN_LITECOIN_NETWORK: 'regtest',
           SVC_CHAIN_LITECOIN_POLL_MS: '200',
@@ -110,7 +99,9 @@ describe.skipIf(!runLitecoindTests)(
           LOG_LEVEL: 'info',
         },
       });
-      program = served.process;
+      stop = started.stop;
+      base = started.base;
+      const served = started.program;
       output = served.output;
       const m = await merchant();
       const inTime = await create(m.key, '0.05', 60);
@@ -132,9 +123,8 @@ describe.skipIf(!runLitecoindTests)(
     }, 120_000);
 
     afterAll(async () => {
-      await stopProgram(program);
+      await stop();
       await node?.stop();
-      await drop();
     });
 
     const api = keyedApi(() => base);

@@ -1,4 +1,3 @@
-import type { ChildProcess } from 'node:child_process';
 import { createHmac, randomBytes } from 'node:crypto';
 import type { Hex } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -6,11 +5,11 @@ import { createAddressDeriver, MAX_DERIVATION_INDEX } from '../src/modules/chain
 import { type Anvil, startAnvil } from './support/anvil.ts';
 import { type EvmTestChain, setUpEvmChain } from './support/evm.ts';
 import { strongPassword, testMnemonic, uniqueEmail } from './support/harness.ts';
-import { freePort } from './support/net.ts';
-import { keyedApi, startServe, stopProgram } from './support/program.ts';
+import { LIVE_MNEMONIC, startIsolatedServe } from './support/live-program.ts';
+import { keyedApi } from './support/program.ts';
 import { startTcpProxy, type TcpProxy } from './support/tcp-proxy.ts';
 import { selfSignedCertificate } from './support/tls.ts';
-import { createIsolatedDatabase, type Receiver, startReceiver, waitFor } from './support/webhooks.ts';
+import { type Receiver, startReceiver, waitFor } from './support/webhooks.ts';
 
 /**
  * Live payments on an EVM chain, end to end: the real program (`svc serve`, spawned) with a live mnemonic and
@@ -22,7 +21,6 @@ import { createIsolatedDatabase, type Receiver, startReceiver, waitFor } from '.
  * (SVC_TEST_CHAIN_ETHEREUM_RPC_URL: a real test network instead of the simulator), same adapter and watcher.
  */
 
-const LIVE_MNEMONIC = 'legal winner thank year wave sausage worth useful legal winner thank yellow';
 const SEPOLIA_USDC = '0x1c7D4B196Cb0C7B01d743Fbc6116a902379C7238';
 const ETH = 10n ** 18n;
 
@@ -64,12 +62,11 @@ describe('live EVM payments through the running program against anvil', { timeou
   let anvil: Anvil;
   let chain: EvmTestChain;
   let proxy: TcpProxy;
-  let program: ChildProcess;
   let base = '';
   let output = (): string => '';
   let receiver: Receiver;
   let liveReceiver: Receiver;
-  let drop: () => Promise<void> = async () => {};
+  let stop: () => Promise<void> = async () => {};
   const liveDeriver = createAddressDeriver({ testMnemonic, liveMnemonic: LIVE_MNEMONIC });
   /** Created first, so that its 60-second window runs out while the other cases run. */
   let expiring: { m: Merchant; p: Payment };
@@ -109,17 +106,9 @@ describe('live EVM payments through the running program against anvil', { timeou
     receiver = await startReceiver();
     const tls = selfSignedCertificate();
     liveReceiver = await startReceiver(undefined, tls);
-    const isolated = await createIsolatedDatabase();
-    drop = isolated.drop;
-    const port = await freePort();
-    base = `http://127.0.0.1:${port}`;
-    const served = await startServe({
-      port,
+    const started = await startIsolatedServe({
       dataDirPrefix: 'svc-evm-live-',
       env: {
-        ...(isolated.url === undefined ? {} : { DATABASE_URL: isolated.url, SVC_SIGNUP: 'open' }),
-        SVC_TEST_MNEMONIC: testMnemonic,
-        SVC_MNEMONIC: LIVE_MNEMONIC,
         SVC_CHAIN_ETHEREUM_RPC_URL: proxy.url,
         SVC_CHAIN_ETHEREUM_CHAIN_ID: '31337',
         SVC_CHAIN_ETHEREUM_POLL_MS: '200',
@@ -139,19 +128,20 @@ describe('live EVM payments through the running program against anvil', { timeou
         LOG_LEVEL: 'info',
       },
     });
-    program = served.process;
+    stop = started.stop;
+    base = started.base;
+    const served = started.program;
     output = served.output;
     const m = await merchant();
     expiring = { m, p: await create(m.liveKey, { amount: '0.01', currency: 'ETH', expires_in: 60 }) };
   }, 120_000);
 
   afterAll(async () => {
-    await stopProgram(program);
+    await stop();
     await receiver?.close();
     await liveReceiver?.close();
     await proxy?.close();
     await anvil?.stop();
-    await drop();
   });
 
   const api = keyedApi(() => base);

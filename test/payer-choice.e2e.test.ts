@@ -1,12 +1,10 @@
-import type { ChildProcess } from 'node:child_process';
 import { createHmac } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Anvil, startAnvil } from './support/anvil.ts';
 import { type EvmTestChain, setUpEvmChain } from './support/evm.ts';
-import { strongPassword, testMnemonic, uniqueEmail } from './support/harness.ts';
-import { freePort } from './support/net.ts';
-import { startServe, stopProgram } from './support/program.ts';
-import { createIsolatedDatabase, type Receiver, startReceiver, waitFor } from './support/webhooks.ts';
+import { strongPassword, uniqueEmail } from './support/harness.ts';
+import { startIsolatedServe } from './support/live-program.ts';
+import { type Receiver, startReceiver, waitFor } from './support/webhooks.ts';
 
 /**
  * A payment whose payer picks the coin, end to end through the running program (`svc serve`, spawned): created from
@@ -16,7 +14,6 @@ import { createIsolatedDatabase, type Receiver, startReceiver, waitFor } from '.
  * the node, a real transfer from a funded account) where a live payment in ETH offered only on ethereum is paid too.
  */
 
-const LIVE_MNEMONIC = 'legal winner thank year wave sausage worth useful legal winner thank yellow';
 const PAYOUT = '0x00000000000000000000000000000000000000a1';
 
 interface CheckoutView {
@@ -34,11 +31,10 @@ interface CheckoutView {
 describe('the payer picks the coin, end to end', { timeout: 180_000 }, () => {
   let anvil: Anvil;
   let evm: EvmTestChain;
-  let program: ChildProcess;
   let output = (): string => '';
   let base = '';
   let receiver: Receiver;
-  let drop: () => Promise<void> = async () => {};
+  let stop: () => Promise<void> = async () => {};
   let token = '';
   /** The signing secret of the merchant's test endpoint (live endpoints need https; live is read from the API). */
   let secret = '';
@@ -47,17 +43,9 @@ describe('the payer picks the coin, end to end', { timeout: 180_000 }, () => {
     anvil = await startAnvil({ blockTime: 1 });
     evm = await setUpEvmChain(anvil);
     receiver = await startReceiver();
-    const isolated = await createIsolatedDatabase();
-    drop = isolated.drop;
-    const port = await freePort();
-    base = `http://127.0.0.1:${port}`;
-    const served = await startServe({
-      port,
+    const started = await startIsolatedServe({
       dataDirPrefix: 'svc-payer-choice-',
       env: {
-        ...(isolated.url === undefined ? {} : { DATABASE_URL: isolated.url, SVC_SIGNUP: 'open' }),
-        SVC_TEST_MNEMONIC: testMnemonic,
-        SVC_MNEMONIC: LIVE_MNEMONIC,
         // Test mode's ethereum is anvil; every other test chain is the simulator.
         SVC_TEST_CHAIN_ETHEREUM_RPC_URL: anvil.url,
         SVC_TEST_CHAIN_ETHEREUM_CHAIN_ID: '31337',
@@ -75,7 +63,9 @@ describe('the payer picks the coin, end to end', { timeout: 180_000 }, () => {
         LOG_LEVEL: 'warn',
       },
     });
-    program = served.process;
+    stop = started.stop;
+    base = started.base;
+    const served = started.program;
     output = served.output;
     const signup = await call('POST', '/auth/signup', { email: uniqueEmail(), password: strongPassword });
     token = (signup.body as { token: string }).token;
@@ -88,10 +78,9 @@ describe('the payer picks the coin, end to end', { timeout: 180_000 }, () => {
   }, 180_000);
 
   afterAll(async () => {
-    await stopProgram(program);
+    await stop();
     await receiver?.close();
     await anvil?.stop();
-    await drop();
   });
 
   async function call(

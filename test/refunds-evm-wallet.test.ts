@@ -5,10 +5,11 @@ import { createAddressDeriver, MAX_DERIVATION_INDEX } from '../src/modules/chain
 import { EVM_REFUND_WALLET_INDEX } from '../src/modules/chains/evm/adapter.ts';
 import { type Anvil, startAnvil } from './support/anvil.ts';
 import { type EvmTestChain, setUpEvmChain } from './support/evm.ts';
-import { strongPassword, testMnemonic, uniqueEmail } from './support/harness.ts';
-import { freePort } from './support/net.ts';
-import { keyedApi, type ServedProgram, startServe, stopProgram } from './support/program.ts';
-import { createIsolatedDatabase, waitFor } from './support/webhooks.ts';
+import { testMnemonic } from './support/harness.ts';
+import { type IsolatedProgram, LIVE_MNEMONIC, startIsolatedServe } from './support/live-program.ts';
+import { keyedApi } from './support/program.ts';
+import { refundMerchant, refundsApi, baseUnits as units } from './support/refunds.ts';
+import { waitFor } from './support/webhooks.ts';
 
 /**
  * The refund wallet of an EVM chain (SVC_CHAIN_ETHEREUM_REFUND_WALLET=on) through the running program against anvil,
@@ -17,7 +18,6 @@ import { createIsolatedDatabase, waitFor } from './support/webhooks.ts';
  * merchant as a payment request (then paid by the merchant and seen on chain).
  */
 
-const LIVE_MNEMONIC = 'legal winner thank year wave sausage worth useful legal winner thank yellow';
 const ETH = 10n ** 18n;
 
 interface Payment {
@@ -51,20 +51,18 @@ interface FeeWallet {
 
 const randomAddress = (): Hex => `0x${randomBytes(20).toString('hex')}`;
 
-function units(decimal: string, decimals: number): bigint {
-  const [whole = '0', fraction = ''] = decimal.split('.');
-  return BigInt(whole) * 10n ** BigInt(decimals) + BigInt(fraction.padEnd(decimals, '0') || '0');
-}
-
 describe('an EVM refund wallet through the running program against anvil', { timeout: 240_000 }, () => {
   let anvil: Anvil;
   let chain: EvmTestChain;
-  let program: ServedProgram;
+  let served: IsolatedProgram | undefined;
   let base = '';
   let key = '';
   let token = '';
-  let drop: () => Promise<void> = async () => {};
   const api = keyedApi(() => base);
+  const refunds = refundsApi(
+    () => base,
+    () => served?.program.output() ?? '',
+  );
   const deriver = createAddressDeriver({ testMnemonic, liveMnemonic: LIVE_MNEMONIC });
   const refundWallet = deriver.deriveAddress('ethereum', false, EVM_REFUND_WALLET_INDEX);
   const gasWallet = deriver.deriveAddress('ethereum', false, MAX_DERIVATION_INDEX);
@@ -77,17 +75,9 @@ describe('an EVM refund wallet through the running program against anvil', { tim
     await mined(chain.sendEth(gasWallet, ETH, 1));
     await mined(chain.sendEth(refundWallet, ETH, 2));
     await mined(chain.sendToken(refundWallet, 5_000_000n, 2));
-    const isolated = await createIsolatedDatabase();
-    drop = isolated.drop;
-    const port = await freePort();
-    base = `http://127.0.0.1:${port}`;
-    program = await startServe({
-      port,
+    served = await startIsolatedServe({
       dataDirPrefix: 'svc-refund-wallet-',
       env: {
-        ...(isolated.url === undefined ? {} : { DATABASE_URL: isolated.url, SVC_SIGNUP: 'open' }),
-        SVC_TEST_MNEMONIC: testMnemonic,
-        SVC_MNEMONIC: LIVE_MNEMONIC,
         SVC_CHAIN_ETHEREUM_RPC_URL: anvil.url,
         SVC_CHAIN_ETHEREUM_CHAIN_ID: '31337',
         SVC_CHAIN_ETHEREUM_POLL_MS: '200',
@@ -99,28 +89,16 @@ describe('an EVM refund wallet through the running program against anvil', { tim
         LOG_LEVEL: 'warn',
       },
     });
-    const signup = await fetch(`${base}/v1/auth/signup`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ email: uniqueEmail(), password: strongPassword }),
-    });
-    token = ((await signup.json()) as { token: string }).token;
-    const pair = (await (
-      await fetch(`${base}/v1/keypairs`, { method: 'POST', headers: { authorization: `Bearer ${token}` } })
-    ).json()) as { live: { full_key: string } };
-    key = pair.live.full_key;
-    const wallets = await fetch(`${base}/v1/settings/payout-wallets?is_test=false`, {
-      method: 'PUT',
-      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ ethereum: randomAddress() }),
-    });
-    expect(wallets.status).toBe(200);
+    base = served.base;
+    const merchant = await refundMerchant(base);
+    key = merchant.key;
+    token = merchant.token;
+    await merchant.payoutWallets({ ethereum: randomAddress() });
   }, 120_000);
 
   afterAll(async () => {
-    await stopProgram(program?.process);
+    await served?.stop();
     await anvil?.stop();
-    await drop();
   });
 
   async function feeWallets(): Promise<FeeWallet[]> {
@@ -146,17 +124,7 @@ describe('an EVM refund wallet through the running program against anvil', { tim
   }
 
   const refundWhere = (id: string, what: string, check: (refund: Refund) => boolean) =>
-    waitFor(
-      what,
-      async () => {
-        const refund = await api<Refund>('GET', `/refunds/${id}`, key);
-        if (refund.status === 'failed') throw new Error(`refund failed: ${JSON.stringify(refund)}`);
-        return check(refund) ? refund : undefined;
-      },
-      40_000,
-    ).catch((error: unknown) => {
-      throw new Error(`${String(error)}\n${program.output().slice(-3000)}`);
-    });
+    refunds.until<Refund>(key, id, what, check, 40_000);
 
   it('shows the refund wallet to the operator beside the gas wallet, with its ether and token balances', async () => {
     const wallets = (await feeWallets()).filter((w) => w.chain === 'ethereum' && !w.is_test);

@@ -4,10 +4,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAddressDeriver, MAX_DERIVATION_INDEX } from '../src/modules/chains/derivation.ts';
 import { type Anvil, startAnvil } from './support/anvil.ts';
 import { type EvmTestChain, setUpEvmChain } from './support/evm.ts';
-import { strongPassword, testMnemonic, uniqueEmail } from './support/harness.ts';
-import { freePort } from './support/net.ts';
-import { keyedApi, type ServedProgram, startServe, stopProgram } from './support/program.ts';
-import { createIsolatedDatabase, waitFor } from './support/webhooks.ts';
+import { testMnemonic } from './support/harness.ts';
+import { type IsolatedProgram, LIVE_MNEMONIC, startIsolatedServe } from './support/live-program.ts';
+import { keyedApi } from './support/program.ts';
+import { refundMerchant, refundsApi, baseUnits as units } from './support/refunds.ts';
+import { waitFor } from './support/webhooks.ts';
 
 /**
  * Live refunds on an EVM chain through the running program against anvil, balances checked on chain: ether and USDC
@@ -16,7 +17,6 @@ import { createIsolatedDatabase, waitFor } from './support/webhooks.ts';
  * the watcher), and a contract address refused.
  */
 
-const LIVE_MNEMONIC = 'legal winner thank year wave sausage worth useful legal winner thank yellow';
 const ETH = 10n ** 18n;
 
 interface Payment {
@@ -38,36 +38,26 @@ interface Refund {
 
 const randomAddress = (): Hex => `0x${randomBytes(20).toString('hex')}`;
 
-function units(decimal: string, decimals: number): bigint {
-  const [whole = '0', fraction = ''] = decimal.split('.');
-  return BigInt(whole) * 10n ** BigInt(decimals) + BigInt(fraction.padEnd(decimals, '0') || '0');
-}
-
 describe('live EVM refunds through the running program against anvil', { timeout: 180_000 }, () => {
   let anvil: Anvil;
   let chain: EvmTestChain;
-  let program: ServedProgram;
+  let served: IsolatedProgram | undefined;
   let base = '';
   let key = '';
-  let drop: () => Promise<void> = async () => {};
   const api = keyedApi(() => base);
+  const refunds = refundsApi(
+    () => base,
+    () => served?.program.output() ?? '',
+  );
 
   beforeAll(async () => {
     anvil = await startAnvil({ blockTime: 1 });
     chain = await setUpEvmChain(anvil);
     const deriver = createAddressDeriver({ testMnemonic, liveMnemonic: LIVE_MNEMONIC });
     await chain.sendEth(deriver.deriveAddress('ethereum', false, MAX_DERIVATION_INDEX), ETH, 1);
-    const isolated = await createIsolatedDatabase();
-    drop = isolated.drop;
-    const port = await freePort();
-    base = `http://127.0.0.1:${port}`;
-    program = await startServe({
-      port,
+    served = await startIsolatedServe({
       dataDirPrefix: 'svc-refunds-evm-',
       env: {
-        ...(isolated.url === undefined ? {} : { DATABASE_URL: isolated.url, SVC_SIGNUP: 'open' }),
-        SVC_TEST_MNEMONIC: testMnemonic,
-        SVC_MNEMONIC: LIVE_MNEMONIC,
         SVC_CHAIN_ETHEREUM_RPC_URL: anvil.url,
         SVC_CHAIN_ETHEREUM_CHAIN_ID: '31337',
         SVC_CHAIN_ETHEREUM_POLL_MS: '200',
@@ -78,28 +68,15 @@ describe('live EVM refunds through the running program against anvil', { timeout
         LOG_LEVEL: 'warn',
       },
     });
-    const signup = await fetch(`${base}/v1/auth/signup`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ email: uniqueEmail(), password: strongPassword }),
-    });
-    const { token } = (await signup.json()) as { token: string };
-    const pair = (await (
-      await fetch(`${base}/v1/keypairs`, { method: 'POST', headers: { authorization: `Bearer ${token}` } })
-    ).json()) as { live: { full_key: string } };
-    key = pair.live.full_key;
-    const wallets = await fetch(`${base}/v1/settings/payout-wallets?is_test=false`, {
-      method: 'PUT',
-      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ ethereum: randomAddress() }),
-    });
-    expect(wallets.status).toBe(200);
+    base = served.base;
+    const merchant = await refundMerchant(base);
+    key = merchant.key;
+    await merchant.payoutWallets({ ethereum: randomAddress() });
   }, 120_000);
 
   afterAll(async () => {
-    await stopProgram(program?.process);
+    await served?.stop();
     await anvil?.stop();
-    await drop();
   });
 
   async function payment(
@@ -120,17 +97,7 @@ describe('live EVM refunds through the running program against anvil', { timeout
   }
 
   const refundWhere = (id: string, what: string, check: (refund: Refund) => boolean) =>
-    waitFor(
-      what,
-      async () => {
-        const refund = await api<Refund>('GET', `/refunds/${id}`, key);
-        if (refund.status === 'failed') throw new Error(`refund failed: ${JSON.stringify(refund)}`);
-        return check(refund) ? refund : undefined;
-      },
-      40_000,
-    ).catch((error: unknown) => {
-      throw new Error(`${String(error)}\n${program.output().slice(-3000)}`);
-    });
+    refunds.until<Refund>(key, id, what, check, 40_000);
 
   it('refunds underpaid ether from the deposit address: the payer gets it less the exact fee, nothing is left', async () => {
     const paid = await payment(

@@ -1,12 +1,11 @@
-import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { ed25519 } from '@noble/curves/ed25519.js';
 import { base58 } from '@scure/base';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAddressDeriver } from '../src/modules/chains/derivation.ts';
 import { strongPassword, testMnemonic, uniqueEmail } from './support/harness.ts';
-import { freePort } from './support/net.ts';
-import { keyedApi, startServe, stopProgram } from './support/program.ts';
+import { LIVE_MNEMONIC, startIsolatedServe } from './support/live-program.ts';
+import { keyedApi } from './support/program.ts';
 import {
   ata,
   balance,
@@ -24,7 +23,7 @@ import {
   tokenTransfer,
 } from './support/solana.ts';
 import { type SolanaTestRpc, startSolanaTestRpc } from './support/solana-rpc.ts';
-import { createIsolatedDatabase, waitFor } from './support/webhooks.ts';
+import { waitFor } from './support/webhooks.ts';
 
 /**
  * Live Solana payments end to end: the real program (`svc serve`, spawned) with a live mnemonic and
@@ -37,7 +36,6 @@ import { createIsolatedDatabase, waitFor } from './support/webhooks.ts';
  * RPC gone mid-scan, and a fork abandoning a confirmed block. The node's WebSocket is test/solana-ws.test.ts.
  */
 
-const LIVE_MNEMONIC = 'legal winner thank year wave sausage worth useful legal winner thank yellow';
 const LAMPORTS = 1_000_000_000n;
 
 interface Payment {
@@ -61,10 +59,9 @@ function units(text: string, decimals: number): bigint {
 
 describe('live Solana payments through the running program against LiteSVM', { timeout: 120_000 }, () => {
   let node: SolanaTestRpc;
-  let program: ChildProcess;
   let base = '';
   let output = (): string => '';
-  let drop: () => Promise<void> = async () => {};
+  let stop: () => Promise<void> = async () => {};
   let payer: TestWallet;
   const feePayerSeed = new Uint8Array(randomBytes(32));
   const feePayerPublic = ed25519.getPublicKey(feePayerSeed);
@@ -95,20 +92,12 @@ describe('live Solana payments through the running program against LiteSVM', { t
       0x7fffffff,
     );
     node.airdrop(base58.encode(ed25519.getPublicKey(testFeePayer)) as never, 10n * LAMPORTS);
-    const isolated = await createIsolatedDatabase();
-    drop = isolated.drop;
-    const port = await freePort();
-    base = `http://127.0.0.1:${port}`;
     const secretKey = new Uint8Array(64);
     secretKey.set(feePayerSeed, 0);
     secretKey.set(feePayerPublic, 32);
-    const served = await startServe({
-      port,
+    const started = await startIsolatedServe({
       dataDirPrefix: 'svc-sol-live-',
       env: {
-        ...(isolated.url === undefined ? {} : { DATABASE_URL: isolated.url, SVC_SIGNUP: 'open' }),
-        SVC_TEST_MNEMONIC: testMnemonic,
-        SVC_MNEMONIC: LIVE_MNEMONIC,
         SVC_CHAIN_SOLANA_RPC_URL: node.url,
         SVC_CHAIN_SOLANA_GENESIS_HASH: node.genesisHash,
         SVC_CHAIN_SOLANA_POLL_MS: '200',
@@ -127,16 +116,17 @@ describe('live Solana payments through the running program against LiteSVM', { t
         LOG_LEVEL: 'info',
       },
     });
-    program = served.process;
+    stop = started.stop;
+    base = started.base;
+    const served = started.program;
     output = served.output;
     const m = await merchant();
     expiring = { key: m.key, payment: await create(m.key, '0.25', 'SOL', 60) };
   }, 120_000);
 
   afterAll(async () => {
-    await stopProgram(program);
+    await stop();
     await node?.close();
-    await drop();
   });
 
   const api = keyedApi(() => base);

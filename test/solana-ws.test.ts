@@ -3,12 +3,11 @@ import { randomBytes } from 'node:crypto';
 import { ed25519 } from '@noble/curves/ed25519.js';
 import { base58 } from '@scure/base';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { testMnemonic } from './support/harness.ts';
-import { freePort } from './support/net.ts';
-import { keyedApi, startServe, stopProgram } from './support/program.ts';
+import { startIsolatedServe } from './support/live-program.ts';
+import { keyedApi } from './support/program.ts';
 import { newWallet, send, solanaMerchant, solTransfer, type TestWallet } from './support/solana.ts';
 import { type SolanaTestRpc, startSolanaTestRpc } from './support/solana-rpc.ts';
-import { createIsolatedDatabase, waitFor } from './support/webhooks.ts';
+import { waitFor } from './support/webhooks.ts';
 
 /**
  * The node's slot notifications through the running program (`svc serve`, spawned): live mode against the LiteSVM
@@ -19,7 +18,6 @@ import { createIsolatedDatabase, waitFor } from './support/webhooks.ts';
  * find a payment; it comes back, the log says so once, and wake-ups resume.
  */
 
-const LIVE_MNEMONIC = 'legal winner thank year wave sausage worth useful legal winner thank yellow';
 const LAMPORTS = 1_000_000_000n;
 const POLL_MS = 2000;
 const WS_POLL_MS = 60_000;
@@ -36,7 +34,7 @@ describe('Solana slot notifications through the running program', { timeout: 120
   let program: ChildProcess;
   let base = '';
   let output = (): string => '';
-  let drop: () => Promise<void> = async () => {};
+  let stop: () => Promise<void> = async () => {};
   let payer: TestWallet;
   let key = '';
   /** Every line the program logged about its WebSocket, kept whole (output() keeps only the last 16 KB). */
@@ -49,17 +47,9 @@ describe('Solana slot notifications through the running program', { timeout: 120
     const feePayerSeed = new Uint8Array(randomBytes(32));
     const feePayerPublic = ed25519.getPublicKey(feePayerSeed);
     node.airdrop(base58.encode(feePayerPublic) as never, 10n * LAMPORTS);
-    const isolated = await createIsolatedDatabase();
-    drop = isolated.drop;
-    const port = await freePort();
-    base = `http://127.0.0.1:${port}`;
-    const served = await startServe({
-      port,
+    const started = await startIsolatedServe({
       dataDirPrefix: 'svc-sol-ws-',
       env: {
-        ...(isolated.url === undefined ? {} : { DATABASE_URL: isolated.url, SVC_SIGNUP: 'open' }),
-        SVC_TEST_MNEMONIC: testMnemonic,
-        SVC_MNEMONIC: LIVE_MNEMONIC,
         SVC_CHAIN_SOLANA_RPC_URL: node.url,
         SVC_CHAIN_SOLANA_WS_URL: node.wsUrl,
         SVC_CHAIN_SOLANA_GENESIS_HASH: node.genesisHash,
@@ -72,6 +62,9 @@ describe('Solana slot notifications through the running program', { timeout: 120
         LOG_LEVEL: 'info',
       },
     });
+    stop = started.stop;
+    base = started.base;
+    const served = started.program;
     program = served.process;
     output = served.output;
     // What it said before it was ready (its first subscription) is still in output(); from here on, every line.
@@ -93,9 +86,8 @@ describe('Solana slot notifications through the running program', { timeout: 120
   }, 120_000);
 
   afterAll(async () => {
-    await stopProgram(program);
+    await stop();
     await node?.close();
-    await drop();
   });
 
   const api = keyedApi(() => base);

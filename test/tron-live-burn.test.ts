@@ -1,12 +1,10 @@
-import type { ChildProcess } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAddressDeriver, MAX_DERIVATION_INDEX } from '../src/modules/chains/derivation.ts';
 import { addressOfKey } from '../src/modules/chains/tron/tx.ts';
 import { strongPassword, testMnemonic, uniqueEmail } from './support/harness.ts';
-import { freePort } from './support/net.ts';
-import { startServe, stopProgram } from './support/program.ts';
+import { LIVE_MNEMONIC, startIsolatedServe } from './support/live-program.ts';
 import { type FakeTronNode, startFakeTronNode, testKey } from './support/tron-node.ts';
-import { createIsolatedDatabase, waitFor } from './support/webhooks.ts';
+import { waitFor } from './support/webhooks.ts';
 
 /**
  * Live Tron without a resource wallet, through the running program against the fake Tron node
@@ -16,8 +14,6 @@ import { createIsolatedDatabase, waitFor } from './support/webhooks.ts';
  * payment window: a payment unpaid in its 60 s window expires, and funds arriving later are recorded, counted and swept
  * with the status left `expired`.
  */
-
-const LIVE_MNEMONIC = 'legal winner thank year wave sausage worth useful legal winner thank yellow';
 
 interface Payment {
   payment_id: string;
@@ -33,10 +29,9 @@ describe('live Tron sweeps that burn TRX, and late funds, through the running pr
   timeout: 150_000,
 }, () => {
   let node: FakeTronNode;
-  let program: ChildProcess;
   let base = '';
   let output = (): string => '';
-  let drop: () => Promise<void> = async () => {};
+  let stop: () => Promise<void> = async () => {};
   let producer: ReturnType<typeof setInterval> | undefined;
   const payer = testKey('burn-payer');
   const holding = testKey('burn-payout-holding');
@@ -59,17 +54,9 @@ describe('live Tron sweeps that burn TRX, and late funds, through the running pr
     node.fund(holding.address, 1_000_000n, 1n);
     node.produceBlocks(25);
     producer = setInterval(() => node.produceBlocks(1), 100);
-    const isolated = await createIsolatedDatabase();
-    drop = isolated.drop;
-    const port = await freePort();
-    base = `http://127.0.0.1:${port}`;
-    const served = await startServe({
-      port,
+    const started = await startIsolatedServe({
       dataDirPrefix: 'svc-tron-burn-',
       env: {
-        ...(isolated.url === undefined ? {} : { DATABASE_URL: isolated.url, SVC_SIGNUP: 'open' }),
-        SVC_TEST_MNEMONIC: testMnemonic,
-        SVC_MNEMONIC: LIVE_MNEMONIC,
         SVC_CHAIN_TRON_RPC_URL: node.url,
         SVC_CHAIN_TRON_POLL_MS: '100',
         SVC_CHAIN_TRON_MAX_BURN_TRX: '10',
@@ -81,7 +68,9 @@ describe('live Tron sweeps that burn TRX, and late funds, through the running pr
         LOG_LEVEL: 'info',
       },
     });
-    program = served.process;
+    stop = started.stop;
+    base = started.base;
+    const served = started.program;
     output = served.output;
     holdingKey = await merchant(holding.address);
     freshKey = await merchant(fresh.address);
@@ -91,9 +80,8 @@ describe('live Tron sweeps that burn TRX, and late funds, through the running pr
 
   afterAll(async () => {
     if (producer !== undefined) clearInterval(producer);
-    await stopProgram(program);
+    await stop();
     await node?.close();
-    await drop();
   });
 
   async function api<T>(key: string, method: string, path: string, body?: unknown): Promise<T> {

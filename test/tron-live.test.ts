@@ -1,11 +1,9 @@
-import type { ChildProcess } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fromBaseUnits } from '../src/lib/money.ts';
-import { strongPassword, testMnemonic, uniqueEmail } from './support/harness.ts';
-import { freePort } from './support/net.ts';
-import { startServe, stopProgram } from './support/program.ts';
+import { strongPassword, uniqueEmail } from './support/harness.ts';
+import { startIsolatedServe } from './support/live-program.ts';
 import { type FakeTronNode, startFakeTronNode, testKey } from './support/tron-node.ts';
-import { createIsolatedDatabase, waitFor } from './support/webhooks.ts';
+import { waitFor } from './support/webhooks.ts';
 
 /**
  * Live Tron payments end to end: the real program (`svc serve`, spawned) with a live mnemonic and
@@ -18,8 +16,6 @@ import { createIsolatedDatabase, waitFor } from './support/webhooks.ts';
  * (once); an undelegation the node lost, signed again so the stake comes back before the sweep is final. Operators see
  * what the sweeps cost and the resource wallet's stake.
  */
-
-const LIVE_MNEMONIC = 'legal winner thank year wave sausage worth useful legal winner thank yellow';
 
 interface Payment {
   payment_id: string;
@@ -37,10 +33,9 @@ describe('live Tron payments through the running program against the fake Tron n
   timeout: 120_000,
 }, () => {
   let node: FakeTronNode;
-  let program: ChildProcess;
   let base = '';
   let output = (): string => '';
-  let drop: () => Promise<void> = async () => {};
+  let stop: () => Promise<void> = async () => {};
   let producer: ReturnType<typeof setInterval> | undefined;
   let key = '';
   /** The first account's dashboard session: an operator of the instance. */
@@ -58,17 +53,9 @@ describe('live Tron payments through the running program against the fake Tron n
     node.fund(payout.address, 1_000_000n, 1n);
     node.produceBlocks(25);
     producer = setInterval(() => node.produceBlocks(1), 100);
-    const isolated = await createIsolatedDatabase();
-    drop = isolated.drop;
-    const port = await freePort();
-    base = `http://127.0.0.1:${port}`;
-    const served = await startServe({
-      port,
+    const started = await startIsolatedServe({
       dataDirPrefix: 'svc-tron-live-',
       env: {
-        ...(isolated.url === undefined ? {} : { DATABASE_URL: isolated.url, SVC_SIGNUP: 'open' }),
-        SVC_TEST_MNEMONIC: testMnemonic,
-        SVC_MNEMONIC: LIVE_MNEMONIC,
         SVC_CHAIN_TRON_RPC_URL: node.url,
         SVC_CHAIN_TRON_API_KEY: 'e2e-key',
         SVC_CHAIN_TRON_POLL_MS: '100',
@@ -82,16 +69,17 @@ describe('live Tron payments through the running program against the fake Tron n
         LOG_LEVEL: 'info',
       },
     });
-    program = served.process;
+    stop = started.stop;
+    base = started.base;
+    const served = started.program;
     output = served.output;
     ({ key, session } = await merchant());
   }, 120_000);
 
   afterAll(async () => {
     if (producer !== undefined) clearInterval(producer);
-    await stopProgram(program);
+    await stop();
     await node?.close();
-    await drop();
   });
 
   async function api<T>(method: string, path: string, body?: unknown): Promise<T> {

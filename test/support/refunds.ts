@@ -53,12 +53,18 @@ export function refundsApi(base: () => string, output: () => string) {
     },
 
     /** Waits (generously) until the refund passes `check`; a failed refund throws at once unless `failed` is expected. */
-    until(key: string, id: string, what: string, check: (refund: RefundSeen) => boolean, timeoutMs = 60_000) {
-      let last: RefundSeen | undefined;
+    until<R extends { status: string } = RefundSeen>(
+      key: string,
+      id: string,
+      what: string,
+      check: (refund: R) => boolean,
+      timeoutMs = 60_000,
+    ) {
+      let last: R | undefined;
       return waitFor(
         what,
         async () => {
-          last = await api<RefundSeen>('GET', `/refunds/${id}`, key);
+          last = await api<R>('GET', `/refunds/${id}`, key);
           if (last.status === 'failed' && !check(last))
             throw new Error(`refund failed: ${JSON.stringify(last)}`);
           return check(last) ? last : undefined;
@@ -93,6 +99,8 @@ export async function refundMerchant(base: string, mode: 'live' | 'test' = 'live
   const key = ((await pair.json()) as Record<'live' | 'test', { full_key: string }>)[mode].full_key;
   return {
     key,
+    /** The merchant's session (a bearer token). */
+    token,
     /** Replaces the payout wallets of the mode (a chain left out has none afterwards). */
     async payoutWallets(wallets: Record<string, string>): Promise<void> {
       const answer = await fetch(`${base}/v1/settings/payout-wallets?is_test=${mode === 'test'}`, {

@@ -3,8 +3,8 @@ import { ed25519 } from '@noble/curves/ed25519.js';
 import { base58 } from '@scure/base';
 import { createAddressDeriver } from '../../src/modules/chains/derivation.ts';
 import { testMnemonic } from './harness.ts';
-import { freePort } from './net.ts';
-import { type ServedProgram, startServe, stopProgram } from './program.ts';
+import { LIVE_MNEMONIC, startIsolatedServe } from './live-program.ts';
+import type { ServedProgram } from './program.ts';
 import {
   createAta,
   installMint,
@@ -16,9 +16,7 @@ import {
   type TestWallet,
 } from './solana.ts';
 import { type SolanaTestRpc, startSolanaTestRpc } from './solana-rpc.ts';
-import { createIsolatedDatabase } from './webhooks.ts';
 
-const SOLANA_LIVE_MNEMONIC = 'legal winner thank year wave sausage worth useful legal winner thank yellow';
 export const LAMPORTS = 1_000_000_000n;
 
 /**
@@ -61,50 +59,38 @@ export async function startSolanaProgram(options: {
   }
   const testFeePayer = createAddressDeriver({
     testMnemonic,
-    liveMnemonic: SOLANA_LIVE_MNEMONIC,
+    liveMnemonic: LIVE_MNEMONIC,
   }).derivePrivateKey('solana', true, 0x7fffffff);
   node.airdrop(base58.encode(ed25519.getPublicKey(testFeePayer)) as never, 10n * LAMPORTS);
-  const isolated = await createIsolatedDatabase();
-  const port = await freePort();
-  const base = `http://127.0.0.1:${port}`;
   const secretKey = new Uint8Array(64);
   secretKey.set(feePayerSeed, 0);
   secretKey.set(feePayerPublic, 32);
-  let program: ServedProgram;
-  try {
-    program = await startServe({
-      port,
-      dataDirPrefix: options.dataDirPrefix,
-      env: {
-        ...(isolated.url === undefined ? {} : { DATABASE_URL: isolated.url, SVC_SIGNUP: 'open' }),
-        SVC_TEST_MNEMONIC: testMnemonic,
-        SVC_MNEMONIC: SOLANA_LIVE_MNEMONIC,
-        SVC_CHAIN_SOLANA_RPC_URL: node.url,
-        SVC_CHAIN_SOLANA_GENESIS_HASH: node.genesisHash,
-        SVC_CHAIN_SOLANA_POLL_MS: '200',
-        SVC_CHAIN_SOLANA_CONFIRMATIONS: '4',
-        SVC_CHAIN_SOLANA_FEE_PAYER_KEY: base58.encode(secretKey),
-        SVC_RATE_LIMIT_PER_KEY: '0',
-        SVC_RATE_LIMIT_PER_IP: '0',
-        LOG_LEVEL: 'warn',
-        ...options.env,
-      },
-    });
-  } catch (error) {
+  const served = await startIsolatedServe({
+    dataDirPrefix: options.dataDirPrefix,
+    env: {
+      SVC_CHAIN_SOLANA_RPC_URL: node.url,
+      SVC_CHAIN_SOLANA_GENESIS_HASH: node.genesisHash,
+      SVC_CHAIN_SOLANA_POLL_MS: '200',
+      SVC_CHAIN_SOLANA_CONFIRMATIONS: '4',
+      SVC_CHAIN_SOLANA_FEE_PAYER_KEY: base58.encode(secretKey),
+      SVC_RATE_LIMIT_PER_KEY: '0',
+      SVC_RATE_LIMIT_PER_IP: '0',
+      LOG_LEVEL: 'warn',
+      ...options.env,
+    },
+  }).catch(async (error: unknown) => {
     await node.close();
-    await isolated.drop();
     throw error;
-  }
+  });
   return {
     node,
-    program,
-    base,
+    program: served.program,
+    base: served.base,
     feePayer,
     payer,
     async stop() {
-      await stopProgram(program.process);
+      await served.stop();
       await node.close();
-      await isolated.drop();
     },
   };
 }

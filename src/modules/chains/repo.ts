@@ -1,6 +1,7 @@
 import { and, asc, eq, inArray, sql } from 'drizzle-orm';
 import { pgArray } from '../../db/arrays.ts';
 import { type Db, queryRows } from '../../db/client.ts';
+import { timeKeysetPage } from '../../db/keyset.ts';
 import { chainBlocks, chainCursors, deposits, forwards, forwardVersions } from '../../db/schema/index.ts';
 import type { ConfirmationSummary, DepositFacts } from '../payments/deposit-facts.ts';
 import type { ForwardUsage } from './adapter.ts';
@@ -345,17 +346,14 @@ export const chainsRepo = {
         and(
           eq(forwards.merchantId, filter.merchantId),
           eq(forwards.isTest, filter.isTest),
-          filter.from === undefined
-            ? undefined
-            : sql`${forwards.createdAt} >= ${filter.from.toISOString()}::timestamptz`,
-          filter.to === undefined
-            ? undefined
-            : sql`${forwards.createdAt} < ${filter.to.toISOString()}::timestamptz`,
           filter.chain === undefined ? undefined : eq(forwards.chain, filter.chain),
           filter.asset === undefined ? undefined : eq(forwards.asset, filter.asset),
-          after === undefined
-            ? undefined
-            : sql`(${forwards.createdAt}, ${forwards.id}) > (${after.createdAt.toISOString()}::timestamptz, ${after.id})`,
+          timeKeysetPage(
+            forwards.createdAt,
+            forwards.id,
+            filter,
+            after && { time: after.createdAt, id: after.id },
+          ),
         ),
       )
       .orderBy(asc(forwards.createdAt), asc(forwards.id))

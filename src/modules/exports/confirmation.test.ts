@@ -7,11 +7,11 @@ import {
   type Merchant,
   type TestApp,
 } from '../../../test/support/harness.ts';
+import { watchedSimulatedEthereum } from '../../../test/support/simulated-watch.ts';
 import { createIsolatedDatabase } from '../../../test/support/webhooks.ts';
 import type { SimulatedChain } from '../chains/families.ts';
 import { createForwarder } from '../chains/forwarder.ts';
 import { refundLedger } from '../chains/ledger.ts';
-import { createWatcher } from '../chains/watcher.ts';
 import type { RateProvider } from '../payments/service.ts';
 import { createRefundSender } from '../refunds/sender.ts';
 
@@ -26,7 +26,7 @@ describe('exports: fiat value at creation and at confirmation', () => {
   let drop: () => Promise<void> = async () => {};
   let merchant: Merchant;
   let sim: SimulatedChain;
-  let watcher: ReturnType<typeof createWatcher>;
+  let blocks: (count: number) => Promise<void>;
   /** ETH in USD as the feed says now; null: the feed is down. */
   let ethUsd: string | null = '2000';
   /** Whether the service holds the feed's current price already (else settling finds none and a later round asks). */
@@ -55,31 +55,13 @@ describe('exports: fiat value at creation and at confirmation', () => {
     drop = isolated.drop;
     t = await createTestApp({ database: isolated.database, env: { SVC_SIM_CONFIRMATIONS: '2' }, rates });
     merchant = await createMerchant(t.app);
-    const chain = t.services.chainAdapters.simulated('ethereum');
-    if (chain === undefined) throw new Error('no simulated ethereum');
-    sim = chain;
-    watcher = createWatcher({
-      db: t.database.db,
-      clock: t.clock,
-      adapter: sim,
-      payments: t.services.payments,
-      lateWatchDays: 7,
-    });
-    await sim.produceBlock();
-    await watcher.poll();
+    ({ sim, blocks } = await watchedSimulatedEthereum(t));
   });
 
   afterAll(async () => {
     await t.close();
     await drop();
   });
-
-  async function blocks(count: number): Promise<void> {
-    for (let i = 0; i < count; i++) {
-      await sim.produceBlock();
-      await watcher.poll();
-    }
-  }
 
   async function paidPayment(amount: string): Promise<string> {
     const created = await t.app.inject({

@@ -165,6 +165,20 @@ export function createExportsService(deps: ExportsDeps) {
     if (page.length > 0) yield page;
   }
 
+  /** Every row of a listing paged by (created_at, id), oldest first: the next page is asked for once one is read. */
+  async function* keysetRows<R extends { createdAt: Date; id: string }>(
+    page: (after: { createdAt: Date; id: string } | undefined) => Promise<R[]>,
+  ): AsyncGenerator<R> {
+    let after: { createdAt: Date; id: string } | undefined;
+    for (;;) {
+      const rows = await page(after);
+      yield* rows;
+      const last = rows.at(-1);
+      if (rows.length < pageSize || last === undefined) return;
+      after = { createdAt: last.createdAt, id: last.id };
+    }
+  }
+
   async function* paymentPages(filter: Parameters<ExportsDeps['payments']['exportPage']>[0]) {
     let after: string | undefined;
     for (;;) {
@@ -352,83 +366,64 @@ export function createExportsService(deps: ExportsDeps) {
     chain?: string | undefined;
     asset?: string | undefined;
   }): AsyncGenerator<Row> {
-    let after: { createdAt: Date; id: string } | undefined;
-    for (;;) {
-      const page = await deps.ledger.forwardsPage(deps.db, filter, pageSize, after);
-      for (const forward of page) {
-        const chain = chainOf(forward.chain);
-        yield {
-          sweep_id: forward.id,
-          created_at: forward.createdAt.toISOString(),
-          chain: forward.chain,
-          asset: forward.asset,
-          state: forward.state,
-          amount_native: native(chain, forward.asset, forward.amount),
-          fee_native: native(chain, chain.nativeAsset.code, forward.fee),
-          native_asset: chain.nativeAsset.code,
-          to_address: forward.toAddress,
-          tx_hash: forward.txHash === '' ? null : forward.txHash,
-          payments: forward.paymentIds.join(' '),
-          final_at: iso(forward.finalAt),
-          is_test: forward.isTest,
-        };
-      }
-      const last = page.at(-1);
-      if (page.length < pageSize || last === undefined) return;
-      after = { createdAt: last.createdAt, id: last.id };
+    for await (const forward of keysetRows((after) =>
+      deps.ledger.forwardsPage(deps.db, filter, pageSize, after),
+    )) {
+      const chain = chainOf(forward.chain);
+      yield {
+        sweep_id: forward.id,
+        created_at: forward.createdAt.toISOString(),
+        chain: forward.chain,
+        asset: forward.asset,
+        state: forward.state,
+        amount_native: native(chain, forward.asset, forward.amount),
+        fee_native: native(chain, chain.nativeAsset.code, forward.fee),
+        native_asset: chain.nativeAsset.code,
+        to_address: forward.toAddress,
+        tx_hash: forward.txHash === '' ? null : forward.txHash,
+        payments: forward.paymentIds.join(' '),
+        final_at: iso(forward.finalAt),
+        is_test: forward.isTest,
+      };
     }
   }
 
   async function* refundRows(filter: Parameters<RefundsService['exportPage']>[0]): AsyncGenerator<Row> {
-    let after: { createdAt: Date; id: string } | undefined;
-    for (;;) {
-      const page = await deps.refunds.exportPage(filter, pageSize, after);
-      for (const refund of page) {
-        const chain = chainOf(refund.chain);
-        yield {
-          refund_id: refund.id,
-          payment_id: refund.paymentId,
-          created_at: refund.createdAt.toISOString(),
-          status: refund.status,
-          chain: refund.chain,
-          asset: refund.asset,
-          amount_native: native(chain, refund.asset, refund.amount),
-          currency: refund.currency,
-          currency_amount: refund.currencyAmount,
-          sent_amount_native: native(chain, refund.asset, refund.sentAmount),
-          fee_native: native(chain, chain.nativeAsset.code, refund.fee),
-          native_asset: chain.nativeAsset.code,
-          source: refund.source,
-          to_address: refund.toAddress,
-          tx_hash: refund.txHash,
-          reason: refund.reason,
-          sent_at: iso(refund.sentAt),
-          is_test: refund.isTest,
-        };
-      }
-      const last = page.at(-1);
-      if (page.length < pageSize || last === undefined) return;
-      after = { createdAt: last.createdAt, id: last.id };
+    for await (const refund of keysetRows((after) => deps.refunds.exportPage(filter, pageSize, after))) {
+      const chain = chainOf(refund.chain);
+      yield {
+        refund_id: refund.id,
+        payment_id: refund.paymentId,
+        created_at: refund.createdAt.toISOString(),
+        status: refund.status,
+        chain: refund.chain,
+        asset: refund.asset,
+        amount_native: native(chain, refund.asset, refund.amount),
+        currency: refund.currency,
+        currency_amount: refund.currencyAmount,
+        sent_amount_native: native(chain, refund.asset, refund.sentAmount),
+        fee_native: native(chain, chain.nativeAsset.code, refund.fee),
+        native_asset: chain.nativeAsset.code,
+        source: refund.source,
+        to_address: refund.toAddress,
+        tx_hash: refund.txHash,
+        reason: refund.reason,
+        sent_at: iso(refund.sentAt),
+        is_test: refund.isTest,
+      };
     }
   }
 
   async function* eventRows(filter: Parameters<EventsService['exportPage']>[0]): AsyncGenerator<Row> {
-    let after: { createdAt: Date; id: string } | undefined;
-    for (;;) {
-      const page = await deps.events.exportPage(filter, pageSize, after);
-      for (const event of page) {
-        yield {
-          event_id: event.id,
-          created_at: event.createdAt.toISOString(),
-          type: event.type,
-          payment_id: event.paymentId,
-          is_test: event.isTest,
-          payload: event.body,
-        };
-      }
-      const last = page.at(-1);
-      if (page.length < pageSize || last === undefined) return;
-      after = { createdAt: last.createdAt, id: last.id };
+    for await (const event of keysetRows((after) => deps.events.exportPage(filter, pageSize, after))) {
+      yield {
+        event_id: event.id,
+        created_at: event.createdAt.toISOString(),
+        type: event.type,
+        payment_id: event.paymentId,
+        is_test: event.isTest,
+        payload: event.body,
+      };
     }
   }
 }

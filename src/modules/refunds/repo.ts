@@ -1,6 +1,7 @@
-import { and, asc, desc, eq, inArray, lt, sql } from 'drizzle-orm';
+import { and, asc, desc, eq, inArray, sql } from 'drizzle-orm';
 import { pgArray } from '../../db/arrays.ts';
 import { type Db, queryRows } from '../../db/client.ts';
+import { timeKeysetPage } from '../../db/keyset.ts';
 import { refunds } from '../../db/schema/index.ts';
 
 export type RefundRow = typeof refunds.$inferSelect;
@@ -234,16 +235,15 @@ export const refundsRepo = {
         and(
           eq(refunds.merchantId, filter.merchantId),
           eq(refunds.isTest, filter.isTest),
-          filter.from === undefined
-            ? undefined
-            : sql`${refunds.createdAt} >= ${filter.from.toISOString()}::timestamptz`,
-          filter.to === undefined ? undefined : lt(refunds.createdAt, filter.to),
           filter.status === undefined ? undefined : eq(refunds.status, filter.status),
           filter.chain === undefined ? undefined : eq(refunds.chain, filter.chain),
           filter.asset === undefined ? undefined : eq(refunds.asset, filter.asset),
-          after === undefined
-            ? undefined
-            : sql`(${refunds.createdAt}, ${refunds.id}) > (${after.createdAt.toISOString()}::timestamptz, ${after.id})`,
+          timeKeysetPage(
+            refunds.createdAt,
+            refunds.id,
+            filter,
+            after && { time: after.createdAt, id: after.id },
+          ),
         ),
       )
       .orderBy(asc(refunds.createdAt), asc(refunds.id))

@@ -7,12 +7,12 @@ import {
   type Merchant,
   type TestApp,
 } from '../../../test/support/harness.ts';
+import { watchedSimulatedEthereum } from '../../../test/support/simulated-watch.ts';
 import { createIsolatedDatabase } from '../../../test/support/webhooks.ts';
 import { queryRows } from '../../db/client.ts';
 import { type ChainAdapter, RefundWalletShort } from '../chains/adapter.ts';
 import type { SimulatedChain } from '../chains/families.ts';
 import { refundLedger } from '../chains/ledger.ts';
-import { createWatcher } from '../chains/watcher.ts';
 import type { Principal } from '../tenancy/caller.ts';
 import { createRefundSender } from './sender.ts';
 
@@ -22,12 +22,14 @@ import { createRefundSender } from './sender.ts';
  * the refund is sent with the hash stored at the intent. The deposit's funds are held from sweeps meanwhile, and what
  * the refund took is never swept afterwards.
  */
+const REFUND_TO = '0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed';
+
 describe('refund sender', () => {
   let t: TestApp;
   let drop: () => Promise<void> = async () => {};
   let merchant: Merchant;
   let sim: SimulatedChain;
-  let watcher: ReturnType<typeof createWatcher>;
+  let blocks: (count: number) => Promise<void>;
 
   beforeAll(async () => {
     // A database of its own: watchers, forwarders and refund senders act on every row of their chain in the database
@@ -36,18 +38,7 @@ describe('refund sender', () => {
     drop = isolated.drop;
     t = await createTestApp({ database: isolated.database, env: { SVC_SIM_CONFIRMATIONS: '2' } });
     merchant = await createMerchant(t.app);
-    const chain = t.services.chainAdapters.simulated('ethereum');
-    if (chain === undefined) throw new Error('no simulated ethereum');
-    sim = chain;
-    watcher = createWatcher({
-      db: t.database.db,
-      clock: t.clock,
-      adapter: sim,
-      payments: t.services.payments,
-      lateWatchDays: 7,
-    });
-    await sim.produceBlock();
-    await watcher.poll();
+    ({ sim, blocks } = await watchedSimulatedEthereum(t));
   });
 
   afterAll(async () => {
@@ -74,14 +65,8 @@ describe('refund sender', () => {
       afterIntent,
     });
 
-  async function blocks(count: number): Promise<void> {
-    for (let i = 0; i < count; i++) {
-      await sim.produceBlock();
-      await watcher.poll();
-    }
-  }
-
-  it('a crash between the intent and its broadcast sends the same transaction once', async () => {
+  /** A 1 ETH test payment paid `paid` wei and confirmed, then a refund of `amount` to REFUND_TO asked of it. */
+  async function paidAndRefunded(paid: bigint, amount: string) {
     const created = await t.app.inject({
       method: 'POST',
       url: '/v1/payments',
@@ -89,16 +74,20 @@ describe('refund sender', () => {
       payload: { amount: '1', currency: 'ETH', chain: 'ethereum' },
     });
     const payment = created.json() as { payment_id: string; address: string };
-    await sim.sendDeposit({ to: payment.address, asset: 'ETH', amount: 4n * 10n ** 17n });
+    await sim.sendDeposit({ to: payment.address, asset: 'ETH', amount: paid });
     await blocks(3);
     const refundAnswer = await t.app.inject({
       method: 'POST',
       url: `/v1/payments/${payment.payment_id}/refunds`,
       headers: apiKey(merchant.testKey),
-      payload: { address: '0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed', amount: '0.3' },
+      payload: { address: REFUND_TO, amount },
     });
     expect(refundAnswer.statusCode, refundAnswer.body).toBe(201);
-    const refundId = (refundAnswer.json() as { id: string }).id;
+    return { payment, refundId: (refundAnswer.json() as { id: string }).id };
+  }
+
+  it('a crash between the intent and its broadcast sends the same transaction once', async () => {
+    const { payment, refundId } = await paidAndRefunded(4n * 10n ** 17n, '0.3');
 
     await expect(
       sender(() => {
@@ -134,23 +123,7 @@ describe('refund sender', () => {
   });
 
   it('signs again a refund whose transaction provably never lands, and closes the spent outputs of a UTXO refund', async () => {
-    const created = await t.app.inject({
-      method: 'POST',
-      url: '/v1/payments',
-      headers: apiKey(merchant.testKey),
-      payload: { amount: '1', currency: 'ETH', chain: 'ethereum' },
-    });
-    const payment = created.json() as { payment_id: string; address: string };
-    await sim.sendDeposit({ to: payment.address, asset: 'ETH', amount: 4n * 10n ** 17n });
-    await blocks(3);
-    const refundAnswer = await t.app.inject({
-      method: 'POST',
-      url: `/v1/payments/${payment.payment_id}/refunds`,
-      headers: apiKey(merchant.testKey),
-      payload: { address: '0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed', amount: '0.1' },
-    });
-    expect(refundAnswer.statusCode, refundAnswer.body).toBe(201);
-    const refundId = (refundAnswer.json() as { id: string }).id;
+    const { payment, refundId } = await paidAndRefunded(4n * 10n ** 17n, '0.1');
     // The simulated chain standing in for a UTXO chain whose first broadcast is lost and then provably expired.
     const intents: Array<Parameters<NonNullable<typeof sim.buildRefund>>[0]> = [];
     let lost = true;
@@ -325,24 +298,8 @@ describe('refund sender', () => {
   });
 
   it('a refund wallet too poor for a swept payment hands its refund to the merchant as a payment request', async () => {
-    const created = await t.app.inject({
-      method: 'POST',
-      url: '/v1/payments',
-      headers: apiKey(merchant.testKey),
-      payload: { amount: '1', currency: 'ETH', chain: 'ethereum' },
-    });
-    const payment = created.json() as { payment_id: string; address: string };
-    await sim.sendDeposit({ to: payment.address, asset: 'ETH', amount: 10n ** 18n });
-    await blocks(3);
-    const to = '0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed';
-    const refundAnswer = await t.app.inject({
-      method: 'POST',
-      url: `/v1/payments/${payment.payment_id}/refunds`,
-      headers: apiKey(merchant.testKey),
-      payload: { address: to, amount: '0.25' },
-    });
-    expect(refundAnswer.statusCode, refundAnswer.body).toBe(201);
-    const refundId = (refundAnswer.json() as { id: string }).id;
+    const { refundId } = await paidAndRefunded(10n ** 18n, '0.25');
+    const to = REFUND_TO;
     // The deposit is swept (nothing to hold), and the chain's refund wallet holds too little.
     const asked: Array<string | null> = [];
     const poorWallet: ChainAdapter = Object.create(sim) as ChainAdapter;

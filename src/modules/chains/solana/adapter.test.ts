@@ -1,9 +1,7 @@
-import { randomBytes } from 'node:crypto';
 import { ed25519 } from '@noble/curves/ed25519.js';
 import { base58 } from '@scure/base';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { testMnemonic } from '../../../../test/support/harness.ts';
 import {
   ata,
   balance,
@@ -18,11 +16,10 @@ import {
   tokenBalance,
   tokenTransfer,
 } from '../../../../test/support/solana.ts';
+import { solanaTestKeys, solanaTestSettings } from '../../../../test/support/solana-adapter.ts';
 import { type SolanaTestRpc, startSolanaTestRpc } from '../../../../test/support/solana-rpc.ts';
 import { waitFor } from '../../../../test/support/webhooks.ts';
 import type { BlockRef, Transfer } from '../adapter.ts';
-import { createAddressDeriver } from '../derivation.ts';
-import { createDepositSigningKeys, createDerivationCheck } from '../derivation-check.ts';
 import { createSolanaAdapter, type SolanaAdapter } from './adapter.ts';
 import type { SolanaChainSettings } from './settings.ts';
 import { createSlotWatch } from './slots.ts';
@@ -36,33 +33,12 @@ import { createSlotWatch } from './slots.ts';
  * test/solana-live.test.ts and test/solana-ws.test.ts.
  */
 
-const deriver = createAddressDeriver({ testMnemonic, liveMnemonic: testMnemonic });
-const signingKeys = createDepositSigningKeys(
-  deriver,
-  createDerivationCheck({ testMnemonic, liveMnemonic: testMnemonic }),
-);
+const { deriver, signingKeys, feePayerSeed, feePayer } = solanaTestKeys();
 const logger = pino({ level: 'silent' });
-const feePayerSeed = new Uint8Array(randomBytes(32));
-const feePayer = base58.encode(ed25519.getPublicKey(feePayerSeed));
 const deposit = (index: number) => deriver.deriveAddress('solana', true, index);
 
 function settings(url: string, genesisHash: string): SolanaChainSettings {
-  return {
-    chain: 'solana',
-    isTest: true,
-    rpcUrls: [url],
-    genesisHash,
-    confirmations: 2,
-    pollIntervalMs: 100,
-    wsUrl: undefined,
-    wsPollIntervalMs: 10_000,
-    feePayerKey: feePayerSeed,
-    maxPriorityFee: 1000n,
-    feePayerMinLamports: 0n,
-    maxSlotsBehind: 150,
-    rpcTimeoutMs: 2000,
-    rpcRetries: 1,
-  };
+  return solanaTestSettings({ url, genesisHash }, feePayerSeed, { confirmations: 2, maxPriorityFee: 1000n });
 }
 
 describe('solana adapter against LiteSVM', () => {

@@ -1,10 +1,7 @@
-import { randomBytes } from 'node:crypto';
-import { ed25519 } from '@noble/curves/ed25519.js';
-import { base58, base64 } from '@scure/base';
+import { base64 } from '@scure/base';
 import { generateKeyPairSigner, getTransactionDecoder } from '@solana/kit';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { testMnemonic } from '../../../../test/support/harness.ts';
 import {
   ata,
   balance,
@@ -19,10 +16,9 @@ import {
   tokenBalance,
   tokenTransfer,
 } from '../../../../test/support/solana.ts';
+import { solanaTestKeys, solanaTestSettings } from '../../../../test/support/solana-adapter.ts';
 import { type SolanaTestRpc, startSolanaTestRpc } from '../../../../test/support/solana-rpc.ts';
 import { RefundRefused } from '../adapter.ts';
-import { createAddressDeriver } from '../derivation.ts';
-import { createDepositSigningKeys, createDerivationCheck } from '../derivation-check.ts';
 import { createSolanaAdapter, type SolanaAdapter } from './adapter.ts';
 
 /**
@@ -32,13 +28,7 @@ import { createSolanaAdapter, type SolanaAdapter } from './adapter.ts';
  * and the refund address check (wallets yes, token accounts no).
  */
 
-const deriver = createAddressDeriver({ testMnemonic, liveMnemonic: testMnemonic });
-const signingKeys = createDepositSigningKeys(
-  deriver,
-  createDerivationCheck({ testMnemonic, liveMnemonic: testMnemonic }),
-);
-const feePayerSeed = new Uint8Array(randomBytes(32));
-const feePayer = base58.encode(ed25519.getPublicKey(feePayerSeed));
+const { deriver, signingKeys, feePayerSeed, feePayer } = solanaTestKeys();
 const deposit = (index: number) => ({
   address: deriver.deriveAddress('solana', true, index),
   derivationIndex: index,
@@ -53,22 +43,7 @@ describe('solana refunds against LiteSVM', () => {
   beforeAll(async () => {
     node = await startSolanaTestRpc({ finalizedLag: 1, blockhashLifetime: 20, prioritizationFees: [0] });
     adapter = createSolanaAdapter({
-      settings: {
-        chain: 'solana',
-        isTest: true,
-        rpcUrls: [node.url],
-        genesisHash: node.genesisHash,
-        confirmations: 1,
-        pollIntervalMs: 100,
-        wsUrl: undefined,
-        wsPollIntervalMs: 10_000,
-        feePayerKey: feePayerSeed,
-        maxPriorityFee: 0n,
-        feePayerMinLamports: 0n,
-        maxSlotsBehind: 150,
-        rpcTimeoutMs: 2000,
-        rpcRetries: 1,
-      },
+      settings: solanaTestSettings(node, feePayerSeed, { confirmations: 1, maxPriorityFee: 0n }),
       requiredConfirmations: 1,
       signingKeys,
       logger: pino({ level: 'silent' }),

@@ -2,6 +2,7 @@ import { and, asc, desc, eq, inArray, lt, or, type SQL, sql } from 'drizzle-orm'
 import type { AnyPgColumn } from 'drizzle-orm/pg-core';
 import { pgArray } from '../../../db/arrays.ts';
 import { type Db, queryRows } from '../../../db/client.ts';
+import { timeKeysetPage } from '../../../db/keyset.ts';
 import { notify } from '../../../db/notify.ts';
 import { events, webhookAttempts, webhookDeliveries } from '../../../db/schema/index.ts';
 
@@ -236,15 +237,12 @@ export const eventsRepo = {
           eq(events.merchantId, filter.merchantId),
           eq(events.isTest, filter.isTest),
           eq(events.sample, false),
-          filter.from === undefined
-            ? undefined
-            : sql`${events.createdAt} >= ${filter.from.toISOString()}::timestamptz`,
-          filter.to === undefined
-            ? undefined
-            : sql`${events.createdAt} < ${filter.to.toISOString()}::timestamptz`,
-          after === undefined
-            ? undefined
-            : sql`(${events.createdAt}, ${events.id}) > (${after.createdAt.toISOString()}::timestamptz, ${after.id})`,
+          timeKeysetPage(
+            events.createdAt,
+            events.id,
+            filter,
+            after && { time: after.createdAt, id: after.id },
+          ),
         ),
       )
       .orderBy(asc(events.createdAt), asc(events.id))
