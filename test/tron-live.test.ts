@@ -263,8 +263,13 @@ describe('live Tron payments through the running program against the fake Tron n
     if (producer !== undefined) clearInterval(producer);
     const id = node.sendTrx(payer.key, p.address, 750_000n);
     node.produceBlocks(3);
-    const seen = await until(p.payment_id, 'seen at the head', (x) => x.deposits[0]?.state === 'seen');
-    expect(seen.status).toBe('confirming');
+    // The status is part of the condition: GET /v1/payments/{id} reads the payment and its deposits in two
+    // statements, so a read racing the watcher's commit may list the deposit beside the status from before it.
+    await until(
+      p.payment_id,
+      'seen at the head, confirming',
+      (x) => x.deposits[0]?.state === 'seen' && x.status === 'confirming',
+    );
     // The three newest blocks are replaced by four others without the payment (the payer's transaction is gone).
     node.fork(3, { drop: true });
     node.produceBlocks(1);
