@@ -41,25 +41,47 @@ export async function listen(
   if (database.embedded !== undefined) return database.embedded.listen(name, (payload) => onNotify(payload));
   const pool = database.pool;
   if (pool === undefined) return async () => {};
-  let client: PoolClient | undefined;
+  let client: { connection: PoolClient; release(error?: Error): void } | undefined;
   let retry: NodeJS.Timeout | undefined;
   let stopped = false;
   const connect = async (): Promise<void> => {
+    let fresh: PoolClient | undefined;
+    retry = undefined;
     try {
-      const fresh = await pool.connect();
-      client = fresh;
-      fresh.on('notification', (message) => onNotify(message.payload ?? ''));
-      fresh.on('error', (error) => {
+      fresh = await pool.connect();
+      const connection = fresh;
+      const onNotification = (message: { payload?: string | undefined }) => onNotify(message.payload ?? '');
+      // Given back to the pool exactly once, without our listeners: a second release throws (pg-pool), and an error
+      // on a connection already given back (the server ending it at shutdown) is the pool's to handle, not ours.
+      let released = false;
+      const held = {
+        connection,
+        release(error?: Error): void {
+          if (released) return;
+          released = true;
+          connection.removeListener('notification', onNotification);
+          connection.removeListener('error', onError);
+          if (client === held) client = undefined;
+          connection.release(error);
+        },
+      };
+      const onError = (error: Error) => {
         logger?.warn({ err: error, channel: name }, 'LISTEN connection lost; polling until it is back');
-        fresh.release(error);
-        if (client === fresh) client = undefined;
+        held.release(error);
         if (!stopped) retry = setTimeout(() => void connect(), 1000);
-      });
-      await fresh.query(`listen ${name}`);
+      };
+      client = held;
+      connection.on('notification', onNotification);
+      connection.on('error', onError);
+      await connection.query(`listen ${name}`);
       onNotify(MISSED_NOTIFICATIONS);
     } catch (error) {
       logger?.warn({ err: error, channel: name }, 'LISTEN failed; polling');
-      if (!stopped) retry = setTimeout(() => void connect(), 1000);
+      // A connection taken but not listening (its LISTEN failed) goes back too, once (an error event may have already).
+      if (fresh !== undefined && client?.connection === fresh)
+        client.release(error instanceof Error ? error : undefined);
+      // Unless the connection's error event already took it back and scheduled the next try.
+      if (!stopped && retry === undefined) retry = setTimeout(() => void connect(), 1000);
     }
   };
   await connect();
@@ -67,9 +89,8 @@ export async function listen(
     stopped = true;
     if (retry !== undefined) clearTimeout(retry);
     const held = client;
-    client = undefined;
     if (held === undefined) return;
-    await held.query(`unlisten ${name}`).catch(() => {});
+    await held.connection.query(`unlisten ${name}`).catch(() => {});
     held.release();
   };
 }

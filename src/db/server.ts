@@ -14,7 +14,12 @@ import * as schema from './schema/index.ts';
 pg.types.setTypeParser(pg.types.builtins.INT8, (value) => value);
 pg.types.setTypeParser(pg.types.builtins.NUMERIC, (value) => value);
 
+function ignoreIdleClientError(): void {}
+
 export function fromPool(pool: pg.Pool): Database {
+  // An idle client that errors (the server ended it: a restart, an administrator) must not crash the process; the
+  // pool drops it and opens another when needed.
+  if (!pool.listeners('error').includes(ignoreIdleClientError)) pool.on('error', ignoreIdleClientError);
   return {
     db: drizzle({ client: pool, schema }) as unknown as Db,
     kind: 'postgres',
@@ -26,8 +31,6 @@ export function fromPool(pool: pg.Pool): Database {
 
 export async function openServerDatabase(databaseUrl: string, poolSize: number): Promise<Database> {
   const pool = new pg.Pool({ connectionString: databaseUrl, max: poolSize });
-  // An idle client that errors (server restart) must not crash the process; the pool replaces it.
-  pool.on('error', () => {});
   await pool.query('select 1');
   return fromPool(pool);
 }
