@@ -310,10 +310,16 @@ describe.skipIf(!runLitecoindTests)(
       const m = await merchant();
       const p = await create(m.key, '0.25');
       const txid = await pay(p.address, p.expected_amount_native);
-      await until(m.key, p.payment_id, 'confirming', (x) => x.status === 'confirming', 5000);
+      await until(m.key, p.payment_id, 'confirming', (x) => x.status === 'confirming', 15_000);
       // The payer double-spends the same inputs to itself with a higher fee.
       await doubleSpend(txid);
-      const pending = await until(m.key, p.payment_id, 'pending again', (x) => x.status === 'pending', 5000);
+      const pending = await until(
+        m.key,
+        p.payment_id,
+        'pending again',
+        (x) => x.status === 'pending',
+        15_000,
+      );
       expect(pending.deposits).toMatchObject([{ tx_hash: txid, state: 'reverted' }]);
       await node.mine(3);
       expect((await get(m.key, p.payment_id)).status).toBe('pending');
