@@ -1,6 +1,12 @@
 import { randomBytes } from 'node:crypto';
 import { tmpdir } from 'node:os';
-import type { PaymentEventSnapshot } from '../../../src/modules/webhooks/events/payload.ts';
+import { sql } from 'drizzle-orm';
+import { type Db, queryRows } from '../../../src/db/client.ts';
+import { events, webhookDeliveries } from '../../../src/db/schema/index.ts';
+import { newId } from '../../../src/lib/ids.ts';
+import { type PaymentEventSnapshot, paymentEventBody } from '../../../src/modules/webhooks/events/payload.ts';
+import { DELIVERY_CHANNEL, newDeliveryRow } from '../../../src/modules/webhooks/events/repo.ts';
+import type { Services } from '../../../src/services.ts';
 import type { ReceiverCommand, ReceiverMessage } from '../servers/webhook-receiver.ts';
 import { type Child, ipcAsker } from './child.ts';
 
@@ -47,4 +53,102 @@ export function eventSnapshot(index: number): PaymentEventSnapshot {
 /** Sends `command` to the receiver process and waits for its `answer` (servers/webhook-receiver.ts). */
 export function receiverAsker(receiver: Child<unknown>) {
   return ipcAsker<ReceiverCommand, ReceiverMessage>(receiver, 'receiver');
+}
+
+/** A merchant of the bench with its one test endpoint. */
+export interface BenchEndpointOwner {
+  merchantId: string;
+  endpointId: string;
+}
+
+/** `count` merchants signed up through the services, each with a test endpoint at `${base}/m<index>` on the receiver. */
+export async function benchEndpoints(
+  services: Pick<Services, 'accounts' | 'webhookEndpoints'>,
+  base: string,
+  count: number,
+): Promise<{ endpoints: Record<string, { url: string; secret: string }>; merchants: BenchEndpointOwner[] }> {
+  const endpoints: Record<string, { url: string; secret: string }> = {};
+  const merchants: BenchEndpointOwner[] = [];
+  for (let index = 0; index < count; index += 1) {
+    const session = await services.accounts.signup(
+      `bench-${randomBytes(6).toString('hex')}@example.com`,
+      'bench horse battery staple',
+    );
+    const merchantId = session.merchant.id;
+    const url = `${base}/m${index}`;
+    const endpoint = await services.webhookEndpoints.create(
+      { via: 'jwt', merchantId, isTest: undefined },
+      { url, is_test: true },
+    );
+    endpoints[endpoint.id] = { url, secret: endpoint.signing_secret };
+    merchants.push({ merchantId, endpointId: endpoint.id });
+  }
+  return { endpoints, merchants };
+}
+
+/**
+ * Stages committed events with their deliveries, spread over `merchants`, held an hour ahead so that a run starts
+ * when releaseHeldDeliveries releases them. Every event gets a snapshot of its own (nextSerial).
+ */
+export function deliveryStaging(db: Db, merchants: readonly BenchEndpointOwner[]) {
+  let serial = 0;
+  const nextSerial = () => {
+    serial += 1;
+    return serial;
+  };
+  async function stage(count: number): Promise<void> {
+    const now = new Date();
+    const held = new Date(now.getTime() + 3_600_000);
+    for (let start = 0; start < count; start += 1000) {
+      const eventRows: Array<typeof events.$inferInsert> = [];
+      const deliveryRows: Array<typeof webhookDeliveries.$inferInsert> = [];
+      for (let index = start; index < Math.min(count, start + 1000); index += 1) {
+        const snapshot = eventSnapshot(nextSerial());
+        const owner = merchants[index % merchants.length]!;
+        const id = newId('evt');
+        eventRows.push({
+          id,
+          merchantId: owner.merchantId,
+          isTest: true,
+          type: 'payment.confirmed',
+          paymentId: snapshot.payment_id,
+          body: paymentEventBody('payment.confirmed', snapshot, now),
+          sample: false,
+          occurredAt: now,
+          createdAt: now,
+        });
+        deliveryRows.push({
+          ...newDeliveryRow({
+            id: newId('del'),
+            eventId: id,
+            endpointId: owner.endpointId,
+            merchantId: owner.merchantId,
+            isTest: true,
+            now,
+          }),
+          nextAttemptAt: held,
+        });
+      }
+      await db.transaction(async (tx) => {
+        await tx.insert(events).values(eventRows);
+        await tx.insert(webhookDeliveries).values(deliveryRows);
+      });
+    }
+  }
+  return { stage, nextSerial };
+}
+
+/** Makes every held delivery due now and wakes the workers, as a commit of new events would. */
+export async function releaseHeldDeliveries(db: Db): Promise<void> {
+  await db.execute(sql`update webhook_deliveries set next_attempt_at = now() where status = 'pending'`);
+  await db.execute(sql`select pg_notify(${DELIVERY_CHANNEL}, '')`);
+}
+
+/** Deliveries not yet marked succeeded. */
+export async function unfinishedDeliveries(db: Db): Promise<number> {
+  const [row] = await queryRows<{ count: string | number }>(
+    db,
+    sql`select count(*) as count from webhook_deliveries where status <> 'succeeded'`,
+  );
+  return Number(row?.count ?? 0);
 }

@@ -21,6 +21,7 @@ import { testMnemonic } from '../../support/harness.ts';
 import { type Litecoind, RPC_PASSWORD, RPC_USER, startLitecoind } from '../../support/litecoind.ts';
 import { freePort } from '../../support/net.ts';
 import { startServe } from '../../support/program.ts';
+import { goals } from '../lib/goals.ts';
 import { defineScenario, type Measurement, measurement } from '../lib/scenario.ts';
 import { median, round } from '../lib/stats.ts';
 import { wireTimer } from '../lib/wire-timer.ts';
@@ -276,7 +277,7 @@ async function scannerShare(
     ours: median(own),
     baseline: median(nodeMs),
     better: 'lower',
-    goal: { atMost: 0.2 },
+    goal: { atMost: goals.scannerOwnTime },
     details: {
       blocks,
       blockJsonBytes: blockBytes,

@@ -8,6 +8,7 @@ import { benchServerConfig } from '../lib/bench-app.ts';
 import { ipcAsker, startChild } from '../lib/child.ts';
 import { benchDatabases } from '../lib/databases.ts';
 import { createEventWriter } from '../lib/event-writer.ts';
+import { goals } from '../lib/goals.ts';
 import { defineScenario, type Measurement, measurement } from '../lib/scenario.ts';
 import { median, percentile, round } from '../lib/stats.ts';
 import type {
@@ -176,10 +177,10 @@ export default defineScenario({
             },
           }),
           measurement({
-            name: `event stream [${database.kind}] p99 commit→stream at ${rate}/s (baseline: 50 ms budget)`,
+            name: `event stream [${database.kind}] p99 commit→stream at ${rate}/s (baseline: ${goals.eventStreamP99Ms} ms budget)`,
             unit: 'ms',
             ours: round(percentile(samples.ours, 99), 2),
-            baseline: 50,
+            baseline: goals.eventStreamP99Ms,
             better: 'lower',
             goal: { atMost: 1 },
             details: {

@@ -16,6 +16,7 @@ import { tokenAbi, USDC_MAINNET } from '../../support/evm.ts';
 import { testMnemonic } from '../../support/harness.ts';
 import { freePort } from '../../support/net.ts';
 import { startServe } from '../../support/program.ts';
+import { goals } from '../lib/goals.ts';
 import { defineScenario, type Measurement, measurement } from '../lib/scenario.ts';
 import { median, round } from '../lib/stats.ts';
 
@@ -252,7 +253,7 @@ async function scannerShare(
     ours: median(own),
     baseline: median(node),
     better: 'lower',
-    goal: { atMost: 0.2 },
+    goal: { atMost: goals.scannerOwnTime },
     details: {
       blocks,
       ownMs: own.map((v) => round(v)),

@@ -24,6 +24,7 @@ import {
   tokenTransfer,
 } from '../../support/solana.ts';
 import { startSolanaTestRpc } from '../../support/solana-rpc.ts';
+import { goals } from '../lib/goals.ts';
 import { defineScenario, type Measurement, measurement } from '../lib/scenario.ts';
 import { median, round } from '../lib/stats.ts';
 import { wireTimer } from '../lib/wire-timer.ts';
@@ -179,7 +180,7 @@ async function scannerShare(blocks: number, log: (message: string) => void): Pro
       ours: median(own),
       baseline: median(rpcMs),
       better: 'lower',
-      goal: { atMost: 2 },
+      goal: { atMost: goals.scannerOwnTime },
       details: {
         blocks,
         blockJsonBytes: blockBytes,

@@ -3,6 +3,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { goals } from '../lib/goals.ts';
 import { freePort, probe } from '../lib/net.ts';
 import { defineScenario, type Measurement, measurement } from '../lib/scenario.ts';
 import { median, round } from '../lib/stats.ts';
@@ -169,7 +170,7 @@ export default defineScenario({
         ours: round(median(samples.oursFirst), 0),
         baseline: round(median(samples.bareFirst), 0),
         better: 'lower',
-        goal: { atMost: 1.5 },
+        goal: { atMost: goals.firstStart },
         details: {
           runs,
           command: startCommand().join(' '),
@@ -183,7 +184,7 @@ export default defineScenario({
         ours: round(median(samples.oursRestart), 0),
         baseline: round(median(samples.bareRestart), 0),
         better: 'lower',
-        goal: { atMost: 1.5 },
+        goal: { atMost: goals.restart },
         details: {
           runs,
           command: startCommand().join(' '),

@@ -5,6 +5,7 @@ import type { TronHttp } from '../../../src/modules/chains/tron/http.ts';
 import { parseJsonExactIntegers } from '../../../src/modules/chains/tron/json.ts';
 import { createTronScanner } from '../../../src/modules/chains/tron/scan.ts';
 import { startFakeTronNode, testKey } from '../../support/tron-node.ts';
+import { goals } from '../lib/goals.ts';
 import { defineScenario, measurement } from '../lib/scenario.ts';
 import { median, round } from '../lib/stats.ts';
 
@@ -115,7 +116,7 @@ export default defineScenario({
           ours: median(own),
           baseline: median(served),
           better: 'lower',
-          goal: { atMost: 0.2 },
+          goal: { atMost: goals.scannerOwnTime },
           details: {
             blocks,
             found,

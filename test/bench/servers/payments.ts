@@ -8,7 +8,14 @@ import { apiCaller, benchMerchant, benchServerConfig, exitWithParent } from '../
 import { reportError, reportReady, serveCpuUsage } from '../lib/child.ts';
 
 export interface PaymentsReady {
-  ours: { createUrl: string; checkoutUrl: string; headers: Record<string, string>; body: string };
+  ours: {
+    createUrl: string;
+    checkoutUrl: string;
+    /** The merchant's own read of the sample payment (GET /v1/payments/{id}, with its deposits and events). */
+    detailUrl: string;
+    headers: Record<string, string>;
+    body: string;
+  };
   /** A payment for the checkout read (ours and the bare SELECT read the same row). */
   paymentId: string;
   /** The real app's pool size, which the bare baseline's pool copies. */
@@ -45,6 +52,7 @@ async function main(): Promise<void> {
     ours: {
       createUrl: `${oursBase}/v1/payments`,
       checkoutUrl: `${oursBase}/v1/payments/checkout/${sample.payment_id}`,
+      detailUrl: `${oursBase}/v1/payments/${sample.payment_id}`,
       headers,
       body: paymentBody,
     },
