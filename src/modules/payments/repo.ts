@@ -191,12 +191,14 @@ export function createPaymentsRepo(db: Db) {
       await prepared.execute(driverValues(rows));
     },
 
+    /** `executor`: the database, or a snapshot or transaction to read in. */
     async find(
       merchantId: string,
       isTest: boolean | undefined,
       id: string,
+      executor: Db = db,
     ): Promise<StoredPaymentRow | undefined> {
-      const [row] = await db
+      const [row] = await executor
         .select()
         .from(payments)
         .where(

@@ -1,4 +1,5 @@
 import type { Db } from '../../db/client.ts';
+import { readSnapshot } from '../../db/database.ts';
 import { AppError } from '../../lib/errors.ts';
 import { fromBaseUnits } from '../../lib/money.ts';
 import type { ConfirmationsOf } from '../chains/confirmations.ts';
@@ -180,20 +181,26 @@ export function createPaymentViews(deps: PaymentViewsDeps) {
   return {
     toView,
 
-    /** One payment with its deposits (explorer links) and its events, oldest first. */
+    /**
+     * One payment with its deposits (explorer links) and its events, oldest first, all read in one snapshot: a
+     * watcher's commit (deposit, status and event together) shows whole or not at all.
+     */
     async get(principal: Principal, id: string): Promise<PaymentDetailView> {
-      const row = await repo.find(principal.merchantId, modeForRead(principal, undefined), id);
-      if (row === undefined) throw new AppError('not_found', 'No such payment.', { param: 'id' });
-      if (!isPicked(row)) {
-        const events = await deps.events.listEvents(principal, { limit: 100, payment_id: row.id });
-        return { ...unpickedView(row), deposits: [], events: [...events.data].reverse() };
-      }
-      const [seen, depositRows, heights, events] = await Promise.all([
-        seenOf([row]),
-        deps.ledger.depositsOfPayment(db, row.id),
-        deps.ledger.cursorHeights(db),
-        deps.events.listEvents(principal, { limit: 100, payment_id: row.id }),
-      ]);
+      const read = await readSnapshot(db, async (tx) => {
+        const row = await repo.find(principal.merchantId, modeForRead(principal, undefined), id, tx);
+        if (row === undefined) return undefined;
+        const events = (await deps.events.listEvents(principal, { limit: 100, payment_id: row.id }, tx)).data;
+        if (!isPicked(row)) return { row, events } as const;
+        // One transaction's statements run one after another on its connection.
+        const seen = await seenOf([row], tx);
+        const depositRows = await deps.ledger.depositsOfPayment(tx, row.id);
+        const heights = await deps.ledger.cursorHeights(tx);
+        return { row, events, picked: { row, seen, depositRows, heights } } as const;
+      });
+      if (read === undefined) throw new AppError('not_found', 'No such payment.', { param: 'id' });
+      const events = [...read.events].reverse();
+      if (read.picked === undefined) return { ...unpickedView(read.row), deposits: [], events };
+      const { row, seen, depositRows, heights } = read.picked;
       const { chain, asset } = amounts(row);
       const required = deps.confirmationsOf(row.chain, row.isTest);
       const height = heights.get(`${row.chain}:${row.isTest}`);
@@ -230,7 +237,7 @@ export function createPaymentViews(deps: PaymentViewsDeps) {
       return {
         ...toView(row, seen.get(row.id) ?? 0),
         deposits: depositViews,
-        events: [...events.data].reverse(),
+        events,
       };
     },
 

@@ -288,13 +288,15 @@ export function createEventsService({ db, repo, clock, endpoints }: EventsDeps) 
         payment_id?: string | undefined;
         is_test?: boolean | undefined;
       },
+      /** The database, or a snapshot to read in with other reads (a payment's detail). */
+      executor: Db = db,
     ): Promise<Page<EventView>> {
       const after =
         query.starting_after === undefined
           ? undefined
           : await findEventOrThrow(principal, query.starting_after);
       const rows = await repo.listEvents(
-        db,
+        executor,
         {
           merchantId: principal.merchantId,
           isTest: modeForRead(principal, query.is_test),
