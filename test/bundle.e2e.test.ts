@@ -22,9 +22,10 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it, onTestFinished } from 'vitest';
 import { freePort } from './support/net.ts';
 import { spawnCollecting } from './support/program.ts';
+import { createIsolatedDatabase } from './support/webhooks.ts';
 
 interface BundleModule {
   root: string;
@@ -339,8 +340,11 @@ describe('the bundled program', () => {
   it.skipIf(process.env.DATABASE_URL === undefined)(
     'starts on PostgreSQL',
     async () => {
+      // A database of its own: its delivery worker would otherwise claim other files' deliveries.
+      const isolated = await createIsolatedDatabase();
+      onTestFinished(() => isolated.drop());
       const server = await serve({
-        DATABASE_URL: process.env.DATABASE_URL ?? '',
+        DATABASE_URL: isolated.url ?? '',
         SVC_SIGNUP: 'open',
         SVC_MASTER_KEY: randomBytes(32).toString('base64'),
         SVC_JWT_SECRET: randomBytes(32).toString('base64'),

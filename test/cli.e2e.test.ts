@@ -19,7 +19,7 @@ import {
   stopProgram,
 } from './support/program.ts';
 import { startTcpProxy, type TcpProxy } from './support/tcp-proxy.ts';
-import { type Receiver, startReceiver, waitFor } from './support/webhooks.ts';
+import { createIsolatedDatabase, type Receiver, startReceiver, waitFor } from './support/webhooks.ts';
 
 const root = fileURLToPath(new URL('../', import.meta.url));
 const home = mkdtempSync(join(tmpdir(), 'svc-cli-'));
@@ -31,8 +31,12 @@ let base: string;
 let testKey: string;
 let receiver: Receiver;
 
+let isolated: Awaited<ReturnType<typeof createIsolatedDatabase>> | undefined;
+
 beforeAll(async () => {
   const port = await freePort();
+  // On PostgreSQL a database of its own: its delivery worker would otherwise claim other files' deliveries.
+  isolated = process.env.DATABASE_URL ? await createIsolatedDatabase() : undefined;
   program = await startServe({
     port,
     dataDirPrefix: 'svc-cli-data-',
@@ -40,10 +44,10 @@ beforeAll(async () => {
       SVC_SIM_BLOCK_MS: '100',
       SVC_SIM_CONFIRMATIONS: '1',
       SVC_EVENT_STREAM_HEARTBEAT_MS: '500',
-      ...(process.env.DATABASE_URL === undefined
+      ...(isolated?.url === undefined
         ? {}
         : {
-            DATABASE_URL: process.env.DATABASE_URL,
+            DATABASE_URL: isolated.url,
             SVC_SIGNUP: 'open',
             SVC_TEST_MNEMONIC:
               'abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about',
@@ -61,6 +65,7 @@ afterAll(async () => {
   for (const child of children) child.kill('SIGKILL');
   await receiver?.close();
   await stopProgram(program?.process);
+  await isolated?.drop();
   rmSync(home, { recursive: true, force: true });
 });
 

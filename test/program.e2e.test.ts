@@ -20,9 +20,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { PGlite } from '@electric-sql/pglite';
-import { afterAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, describe, expect, it, onTestFinished, vi } from 'vitest';
 import { testMnemonic } from './support/harness.ts';
 import { freePort } from './support/net.ts';
+import { createIsolatedDatabase } from './support/webhooks.ts';
 
 const root = fileURLToPath(new URL('../', import.meta.url));
 const tempDirs: string[] = [];
@@ -451,8 +452,11 @@ describe('svc refuses to start on a bad configuration, naming the variable', () 
 
 describe.runIf(process.env.DATABASE_URL)('svc on PostgreSQL (DATABASE_URL)', () => {
   it('migrates, serves, and keeps its data over a restart with the secrets given', async () => {
+    // A database of its own: its delivery worker would otherwise claim other files' deliveries.
+    const isolated = await createIsolatedDatabase();
+    onTestFinished(() => isolated.drop());
     const env = {
-      DATABASE_URL: process.env.DATABASE_URL!,
+      DATABASE_URL: isolated.url!,
       SVC_SIGNUP: 'open',
       SVC_MASTER_KEY: randomBytes(32).toString('base64'),
       SVC_JWT_SECRET: randomBytes(32).toString('hex'),

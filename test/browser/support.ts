@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { type BrowserContext, chromium, type Page } from 'playwright-core';
 import { freePort } from '../support/net.ts';
+import { createIsolatedDatabase } from '../support/webhooks.ts';
 
 /** Debian's Chromium; `.ci/run` installs it with `apt-get install -y chromium`. */
 const chromiumPath = '/usr/bin/chromium';
@@ -47,7 +48,8 @@ export interface RunningProgram {
 
 /**
  * Starts the real program (`node --import tsx src/main.ts serve`) on a free loopback port with its own data
- * directory. With DATABASE_URL set it uses that PostgreSQL database (with fresh secrets) instead of PGlite.
+ * directory. With DATABASE_URL set it uses a fresh database on that PostgreSQL server (with fresh secrets), dropped
+ * when it stops, instead of PGlite.
  */
 export async function startProgram(extraEnv: Record<string, string> = {}): Promise<RunningProgram> {
   const port = await freePort();
@@ -71,8 +73,11 @@ export async function startProgram(extraEnv: Record<string, string> = {}): Promi
     SVC_SIM_BLOCK_MS: '200',
     ...extraEnv,
   };
-  if (process.env.DATABASE_URL) {
-    env.DATABASE_URL = process.env.DATABASE_URL;
+  // On PostgreSQL a database of its own: its delivery worker would otherwise claim other test files' deliveries (and
+  // theirs this program's), which neither can decrypt with its own master key (see createIsolatedDatabase).
+  const isolated = process.env.DATABASE_URL ? await createIsolatedDatabase() : undefined;
+  if (isolated?.url !== undefined) {
+    env.DATABASE_URL = isolated.url;
     env.SVC_MASTER_KEY = randomBytes(32).toString('base64');
     env.SVC_JWT_SECRET = randomBytes(32).toString('hex');
     // The BIP-39 test vector, as the other tests on this database use.
@@ -107,6 +112,7 @@ export async function startProgram(extraEnv: Record<string, string> = {}): Promi
       clearTimeout(timer);
     }
     rmSync(dataDir, { recursive: true, force: true });
+    await isolated?.drop();
   };
 
   const deadline = Date.now() + 60_000;
