@@ -8,6 +8,7 @@ import { chainsRepo } from './repo.ts';
 export const depositLedger: DepositLedger = {
   depositFacts: chainsRepo.depositFacts,
   depositsOfPayment: chainsRepo.depositsOfPayment,
+  depositsOfPaymentWithHeight: chainsRepo.depositsOfPaymentWithHeight,
   confirmationSummaries: chainsRepo.confirmationSummaries,
   cursorHeights: chainsRepo.cursorHeights,
 };

@@ -215,6 +215,26 @@ export const chainsRepo = {
       .orderBy(asc(deposits.blockNumber), asc(deposits.seenAt), asc(deposits.outputIndex));
   },
 
+  /**
+   * A payment's deposits (as depositsOfPayment) with the height its chain's watcher reached in that mode, in one
+   * statement; the height is undefined when the payment has no deposit (nothing to count confirmations of).
+   */
+  async depositsOfPaymentWithHeight(
+    db: Db,
+    paymentId: string,
+  ): Promise<{ deposits: DepositRow[]; height: number | undefined }> {
+    const rows = await db
+      .select({ deposit: deposits, height: chainCursors.blockNumber })
+      .from(deposits)
+      .leftJoin(
+        chainCursors,
+        and(eq(chainCursors.chain, deposits.chain), eq(chainCursors.isTest, deposits.isTest)),
+      )
+      .where(eq(deposits.paymentId, paymentId))
+      .orderBy(asc(deposits.blockNumber), asc(deposits.seenAt), asc(deposits.outputIndex));
+    return { deposits: rows.map((row) => row.deposit), height: rows[0]?.height ?? undefined };
+  },
+
   async confirmationSummaries(db: Db, paymentIds: string[]): Promise<Map<string, ConfirmationSummary>> {
     const out = new Map<string, ConfirmationSummary>();
     if (paymentIds.length === 0) return out;

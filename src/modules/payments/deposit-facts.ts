@@ -46,6 +46,11 @@ export interface DepositLedger {
     payments: Array<{ id: string; asset: string; expiresAt: Date }>,
   ): Promise<Map<string, DepositFacts>>;
   depositsOfPayment(db: Db, paymentId: string): Promise<DepositRecord[]>;
+  /** The same with the height its chain's watcher reached in the payment's mode (undefined without deposits). */
+  depositsOfPaymentWithHeight(
+    db: Db,
+    paymentId: string,
+  ): Promise<{ deposits: DepositRecord[]; height: number | undefined }>;
   confirmationSummaries(db: Db, paymentIds: string[]): Promise<Map<string, ConfirmationSummary>>;
   /** The height each chain's watcher reached, keyed `chain:isTest`. */
   cursorHeights(db: Db): Promise<Map<string, number>>;
@@ -71,6 +76,26 @@ function confirmationsSeen(summary: SeenInput | undefined, required: number): nu
     return Math.max(0, Math.min(required, summary.height - summary.newestUnfinalBlock + 1));
   }
   return summary.anyFinal ? required : 0;
+}
+
+/**
+ * Confirmations seen of one payment from its deposits already read (as confirmationSummaries and seenOf count them):
+ * none while pending, else its least-confirmed unfinal deposit's, or all once one is final.
+ */
+export function seenOfDeposits(
+  status: string,
+  deposits: ReadonlyArray<Pick<DepositRecord, 'state' | 'blockNumber'>>,
+  height: number | undefined,
+  required: number,
+): number {
+  if (status === 'pending' || deposits.length === 0) return 0;
+  let newestUnfinalBlock: number | null = null;
+  let anyFinal = false;
+  for (const deposit of deposits) {
+    if (deposit.state === 'seen') newestUnfinalBlock = Math.max(newestUnfinalBlock ?? 0, deposit.blockNumber);
+    if (deposit.state === 'final') anyFinal = true;
+  }
+  return confirmationsSeen({ newestUnfinalBlock, anyFinal, height }, required);
 }
 
 /** Confirmations seen of each payment, from its deposits and the watcher's height. */

@@ -9,7 +9,7 @@ import type { Branding } from '../settings/service.ts';
 import type { Principal } from '../tenancy/caller.ts';
 import { modeForRead } from '../tenancy/scope.ts';
 import type { EventsService } from '../webhooks/events/service.ts';
-import { createConfirmationCounter, type DepositLedger } from './deposit-facts.ts';
+import { createConfirmationCounter, type DepositLedger, seenOfDeposits } from './deposit-facts.ts';
 import { amounts } from './model.ts';
 import type { Pricing } from './pricing.ts';
 import {
@@ -191,19 +191,16 @@ export function createPaymentViews(deps: PaymentViewsDeps) {
         if (row === undefined) return undefined;
         const events = (await deps.events.listEvents(principal, { limit: 100, payment_id: row.id }, tx)).data;
         if (!isPicked(row)) return { row, events } as const;
-        // One transaction's statements run one after another on its connection.
-        const seen = await seenOf([row], tx);
-        const depositRows = await deps.ledger.depositsOfPayment(tx, row.id);
-        const heights = await deps.ledger.cursorHeights(tx);
-        return { row, events, picked: { row, seen, depositRows, heights } } as const;
+        const { deposits, height } = await deps.ledger.depositsOfPaymentWithHeight(tx, row.id);
+        return { row, events, picked: { row, depositRows: deposits, height } } as const;
       });
       if (read === undefined) throw new AppError('not_found', 'No such payment.', { param: 'id' });
       const events = [...read.events].reverse();
       if (read.picked === undefined) return { ...unpickedView(read.row), deposits: [], events };
-      const { row, seen, depositRows, heights } = read.picked;
+      const { row, depositRows, height } = read.picked;
       const { chain, asset } = amounts(row);
       const required = deps.confirmationsOf(row.chain, row.isTest);
-      const height = heights.get(`${row.chain}:${row.isTest}`);
+      const seen = seenOfDeposits(row.status, depositRows, height, required);
       const network = networkOf(chain, row.isTest);
       const depositViews: DepositView[] = depositRows.map((deposit) => {
         const decimals = getAsset(chain, deposit.asset)?.decimals ?? asset.decimals;
@@ -235,7 +232,7 @@ export function createPaymentViews(deps: PaymentViewsDeps) {
         };
       });
       return {
-        ...toView(row, seen.get(row.id) ?? 0),
+        ...toView(row, seen),
         deposits: depositViews,
         events,
       };

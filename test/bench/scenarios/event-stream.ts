@@ -71,7 +71,9 @@ async function until(check: () => boolean, timeoutMs: number, what: string): Pro
  *  - events/s through one stream: a batch of events committed at once, from the commit to the last arrival;
  *  - p99 from each event's commit (the events service's own statement) to its arrival on the stream, at a steady
  *    rate: its goal is absolute (<= 50 ms, as for webhooks), so the "baseline" column is that budget and the bare
- *    stream's own p99 is in the details.
+ *    stream's own p99 is in the details. As for webhooks (a PostgreSQL-only scenario), the goal holds on PostgreSQL;
+ *    PGlite's figure is for information: at 500 commits/s, one transaction each, the embedded engine is saturated and
+ *    the bare stream itself is several times over the budget there.
  * Ours adds what the bare one cannot do: positions given after commit (nothing skipped when a transaction commits
  * late), per-merchant wake-ups, resume by Last-Event-ID.
  */
@@ -182,7 +184,7 @@ export default defineScenario({
             ours: round(percentile(samples.ours, 99), 2),
             baseline: goals.eventStreamP99Ms,
             better: 'lower',
-            goal: { atMost: 1 },
+            ...(database.kind === 'postgres' ? { goal: { atMost: 1 } } : {}),
             details: {
               oursP50: round(percentile(samples.ours, 50), 2),
               bareP50: round(percentile(samples.bare, 50), 2),
