@@ -1,18 +1,11 @@
-import { randomBytes } from 'node:crypto';
-import { ed25519 } from '@noble/curves/ed25519.js';
-import { base58 } from '@scure/base';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createAddressDeriver } from '../src/modules/chains/derivation.ts';
-import { strongPassword, testMnemonic, uniqueEmail } from './support/harness.ts';
-import { LIVE_MNEMONIC, startIsolatedServe } from './support/live-program.ts';
+import { strongPassword, uniqueEmail } from './support/harness.ts';
 import { keyedApi } from './support/program.ts';
 import {
   ata,
   balance,
   createAta,
-  installMint,
   LIVE_USDC_MINT,
-  mintTo,
   newWallet,
   send,
   solanaMerchant,
@@ -22,7 +15,8 @@ import {
   tokenBalance,
   tokenTransfer,
 } from './support/solana.ts';
-import { type SolanaTestRpc, startSolanaTestRpc } from './support/solana-rpc.ts';
+import { LAMPORTS, startSolanaProgram } from './support/solana-program.ts';
+import type { SolanaTestRpc } from './support/solana-rpc.ts';
 import { waitFor } from './support/webhooks.ts';
 
 /**
@@ -35,8 +29,6 @@ import { waitFor } from './support/webhooks.ts';
  * expiry and late funds, SOL and token sweeps with balances and rent, a sweep that expired unseen signed again, the
  * RPC gone mid-scan, and a fork abandoning a confirmed block. The node's WebSocket is test/solana-ws.test.ts.
  */
-
-const LAMPORTS = 1_000_000_000n;
 
 interface Payment {
   payment_id: string;
@@ -63,70 +55,34 @@ describe('live Solana payments through the running program against LiteSVM', { t
   let output = (): string => '';
   let stop: () => Promise<void> = async () => {};
   let payer: TestWallet;
-  const feePayerSeed = new Uint8Array(randomBytes(32));
-  const feePayerPublic = ed25519.getPublicKey(feePayerSeed);
-  const feePayer = base58.encode(feePayerPublic);
+  /** The live fee payer's address (SVC_CHAIN_SOLANA_FEE_PAYER_KEY). */
+  let feePayer = '';
   /** Created first, so that its 60-second window runs out while the other cases run. */
   let expiring: { key: string; payment: Payment };
 
   beforeAll(async () => {
-    node = await startSolanaTestRpc({
-      slotMs: 200,
-      finalizedLag: 3,
-      blockhashLifetime: 20,
-      prioritizationFees: [0, 100, 1000],
-    });
-    payer = await newWallet(node, 1000n);
-    node.airdrop(feePayer as never, 10n * LAMPORTS);
-    for (const mint of [LIVE_USDC_MINT, TEST_USDC_MINT]) {
-      installMint(node, mint, 6, payer.address);
-      await send(node, payer.signer, [
-        await createAta(payer.signer, payer.address, mint),
-        await mintTo(payer.signer, payer.address, mint, 10_000_000_000n),
-      ]);
-    }
-    // Test mode's fee payer is derived from the test mnemonic (no key given): fund it.
-    const testFeePayer = createAddressDeriver({ testMnemonic, liveMnemonic: LIVE_MNEMONIC }).derivePrivateKey(
-      'solana',
-      true,
-      0x7fffffff,
-    );
-    node.airdrop(base58.encode(ed25519.getPublicKey(testFeePayer)) as never, 10n * LAMPORTS);
-    const secretKey = new Uint8Array(64);
-    secretKey.set(feePayerSeed, 0);
-    secretKey.set(feePayerPublic, 32);
-    const started = await startIsolatedServe({
+    const started = await startSolanaProgram({
       dataDirPrefix: 'svc-sol-live-',
-      env: {
-        SVC_CHAIN_SOLANA_RPC_URL: node.url,
-        SVC_CHAIN_SOLANA_GENESIS_HASH: node.genesisHash,
-        SVC_CHAIN_SOLANA_POLL_MS: '200',
-        SVC_CHAIN_SOLANA_CONFIRMATIONS: '4',
-        SVC_CHAIN_SOLANA_FEE_PAYER_KEY: base58.encode(secretKey),
+      env: (rpc) => ({
         SVC_CHAIN_SOLANA_RPC_TIMEOUT_MS: '1000',
         SVC_CHAIN_SOLANA_RPC_RETRIES: '1',
         // Test mode on the same RPC (a test cluster): it replaces the simulator on solana.
-        SVC_TEST_CHAIN_SOLANA_RPC_URL: node.url,
-        SVC_TEST_CHAIN_SOLANA_GENESIS_HASH: node.genesisHash,
+        SVC_TEST_CHAIN_SOLANA_RPC_URL: rpc.url,
+        SVC_TEST_CHAIN_SOLANA_GENESIS_HASH: rpc.genesisHash,
         SVC_TEST_CHAIN_SOLANA_POLL_MS: '200',
         SVC_TEST_CHAIN_SOLANA_CONFIRMATIONS: '2',
-        SVC_RATE_LIMIT_PER_KEY: '0',
-        SVC_RATE_LIMIT_PER_IP: '0',
         SVC_OPERATOR_EMAILS: 'operator@fee-wallets.example.org',
         LOG_LEVEL: 'info',
-      },
+      }),
     });
-    stop = started.stop;
-    base = started.base;
-    const served = started.program;
-    output = served.output;
+    ({ node, base, payer, feePayer, stop } = started);
+    output = started.program.output;
     const m = await merchant();
     expiring = { key: m.key, payment: await create(m.key, '0.25', 'SOL', 60) };
   }, 120_000);
 
   afterAll(async () => {
     await stop();
-    await node?.close();
   });
 
   const api = keyedApi(() => base);

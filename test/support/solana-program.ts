@@ -37,7 +37,8 @@ export interface SolanaProgram {
 
 export async function startSolanaProgram(options: {
   dataDirPrefix: string;
-  env?: Record<string, string>;
+  /** Over the defaults below; a function of the test RPC when it names the RPC (e.g. for test mode too). */
+  env?: Record<string, string> | ((node: SolanaTestRpc) => Record<string, string>);
 }): Promise<SolanaProgram> {
   const node = await startSolanaTestRpc({
     slotMs: 200,
@@ -76,7 +77,7 @@ export async function startSolanaProgram(options: {
       SVC_RATE_LIMIT_PER_KEY: '0',
       SVC_RATE_LIMIT_PER_IP: '0',
       LOG_LEVEL: 'warn',
-      ...options.env,
+      ...(typeof options.env === 'function' ? options.env(node) : options.env),
     },
   }).catch(async (error: unknown) => {
     await node.close();

@@ -105,7 +105,7 @@ export function createConfirmationCounter(deps: {
   confirmationsOf: (chain: string, isTest: boolean) => number;
 }) {
   const { db } = deps;
-  return async function seenOf(allRows: StoredPaymentRow[], executor: Db = db): Promise<Map<string, number>> {
+  return async function seenOf(allRows: StoredPaymentRow[]): Promise<Map<string, number>> {
     const out = new Map<string, number>();
     // A pending payment has no live deposit (seeing one makes it confirming), so it has nothing to count: the
     // common case of a fresh payment and of the checkout's polling costs no query here.
@@ -113,10 +113,10 @@ export function createConfirmationCounter(deps: {
     if (rows.length === 0) return out;
     const [summaries, heights] = await Promise.all([
       deps.ledger.confirmationSummaries(
-        executor,
+        db,
         rows.map((row) => row.id),
       ),
-      deps.ledger.cursorHeights(executor),
+      deps.ledger.cursorHeights(db),
     ]);
     for (const row of rows) {
       const summary = summaries.get(row.id);

@@ -190,14 +190,16 @@ export function createPaymentViews(deps: PaymentViewsDeps) {
         const row = await repo.find(principal.merchantId, modeForRead(principal, undefined), id, tx);
         if (row === undefined) return undefined;
         const events = (await deps.events.listEvents(principal, { limit: 100, payment_id: row.id }, tx)).data;
-        if (!isPicked(row)) return { row, events } as const;
-        const { deposits, height } = await deps.ledger.depositsOfPaymentWithHeight(tx, row.id);
-        return { row, events, picked: { row, depositRows: deposits, height } } as const;
+        // A payment whose payer has not picked its chain has no address, so no deposits.
+        const chainSide = isPicked(row)
+          ? await deps.ledger.depositsOfPaymentWithHeight(tx, row.id)
+          : { deposits: [], height: undefined };
+        return { row, events, ...chainSide };
       });
       if (read === undefined) throw new AppError('not_found', 'No such payment.', { param: 'id' });
+      const { row, deposits: depositRows, height } = read;
       const events = [...read.events].reverse();
-      if (read.picked === undefined) return { ...unpickedView(read.row), deposits: [], events };
-      const { row, depositRows, height } = read.picked;
+      if (!isPicked(row)) return { ...unpickedView(row), deposits: [], events };
       const { chain, asset } = amounts(row);
       const required = deps.confirmationsOf(row.chain, row.isTest);
       const seen = seenOfDeposits(row.status, depositRows, height, required);

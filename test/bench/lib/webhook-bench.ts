@@ -139,16 +139,42 @@ export function deliveryStaging(db: Db, merchants: readonly BenchEndpointOwner[]
 }
 
 /** Makes every held delivery due now and wakes the workers, as a commit of new events would. */
-export async function releaseHeldDeliveries(db: Db): Promise<void> {
+async function releaseHeldDeliveries(db: Db): Promise<void> {
   await db.execute(sql`update webhook_deliveries set next_attempt_at = now() where status = 'pending'`);
   await db.execute(sql`select pg_notify(${DELIVERY_CHANNEL}, '')`);
 }
 
-/** Deliveries not yet marked succeeded. */
-export async function unfinishedDeliveries(db: Db): Promise<number> {
-  const [row] = await queryRows<{ count: string | number }>(
-    db,
-    sql`select count(*) as count from webhook_deliveries where status <> 'succeeded'`,
-  );
-  return Number(row?.count ?? 0);
+/** Waits until every delivery of the database is marked succeeded; fails naming `label` after `timeoutMs`. */
+export async function deliveriesMarked(db: Db, label: string, timeoutMs: number): Promise<void> {
+  for (let waited = 0; ; waited += 20) {
+    const [row] = await queryRows<{ count: string | number }>(
+      db,
+      sql`select count(*) as count from webhook_deliveries where status <> 'succeeded'`,
+    );
+    if (Number(row?.count ?? 0) === 0) return;
+    if (waited > timeoutMs) throw new Error(`${label}: deliveries not marked within ${timeoutMs / 1000} s`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+/**
+ * Releases the `count` staged (held) deliveries at once to whichever workers run, and waits for all of them at the
+ * receiver and then marked: the seconds from the release to the last arrival, and how many arrived (duplicates too).
+ */
+export async function drainHeldDeliveries(
+  db: Db,
+  receiver: Child<unknown>,
+  count: number,
+  label: string,
+  timeoutMs: number,
+): Promise<{ seconds: number; received: number }> {
+  receiver.process.send({ type: 'reset' } satisfies ReceiverCommand);
+  const arrived = receiverAsker(receiver)({ type: 'expect', count }, 'arrived', timeoutMs);
+  await new Promise((resolve) => setTimeout(resolve, 20));
+  const started = performance.now();
+  await releaseHeldDeliveries(db);
+  const { received } = await arrived;
+  const seconds = (performance.now() - started) / 1000;
+  await deliveriesMarked(db, label, timeoutMs);
+  return { seconds, received };
 }

@@ -13,15 +13,8 @@ import { freePort } from '../lib/net.ts';
 import { defineScenario, type Measurement, measurement } from '../lib/scenario.ts';
 import { round } from '../lib/stats.ts';
 import { type SvcProcess, startSvc } from '../lib/svc-process.ts';
-import {
-  benchEndpoints,
-  deliveryStaging,
-  receiverAsker,
-  releaseHeldDeliveries,
-  unfinishedDeliveries,
-  workerEnv,
-} from '../lib/webhook-bench.ts';
-import type { ReceiverCommand, ReceiverReady } from '../servers/webhook-receiver.ts';
+import { benchEndpoints, deliveryStaging, drainHeldDeliveries, workerEnv } from '../lib/webhook-bench.ts';
+import type { ReceiverReady } from '../servers/webhook-receiver.ts';
 
 const receiverServer = fileURLToPath(new URL('../servers/webhook-receiver.ts', import.meta.url));
 
@@ -58,7 +51,6 @@ export default defineScenario({
     });
     const database = await openDatabase({ databaseUrl: target.url, dataDir: tmpdir(), poolSize: 5 });
     const receiver = await startChild<ReceiverReady>(receiverServer);
-    const ask = receiverAsker(receiver);
     const running: SvcProcess[] = [];
     const stopAll = async () => {
       await Promise.all(running.splice(0).map((svc) => svc.stop()));
@@ -129,17 +121,13 @@ export default defineScenario({
         }
         const drain = async (size: number) => {
           await staging.stage(size);
-          receiver.process.send({ type: 'reset' } satisfies ReceiverCommand);
-          const arrived = ask({ type: 'expect', count: size }, 'arrived', 180_000);
-          await new Promise((resolve) => setTimeout(resolve, 20));
-          const started = performance.now();
-          await releaseHeldDeliveries(database.db);
-          const { received } = await arrived;
-          const seconds = (performance.now() - started) / 1000;
-          for (let waited = 0; (await unfinishedDeliveries(database.db)) > 0; waited += 50) {
-            if (waited > 60_000) throw new Error(`${count} workers: deliveries not marked within 60 s`);
-            await new Promise((resolve) => setTimeout(resolve, 50));
-          }
+          const { seconds, received } = await drainHeldDeliveries(
+            database.db,
+            receiver,
+            size,
+            `${count} workers`,
+            180_000,
+          );
           return { perSecond: size / seconds, duplicates: received - size };
         };
         await drain(Math.round(batch / 5));

@@ -14,11 +14,11 @@ import { median, percentile, round } from '../lib/stats.ts';
 import { startSvc } from '../lib/svc-process.ts';
 import {
   benchEndpoints,
+  deliveriesMarked,
   deliveryStaging,
+  drainHeldDeliveries,
   eventSnapshot,
   receiverAsker,
-  releaseHeldDeliveries,
-  unfinishedDeliveries,
   workerEnv,
 } from '../lib/webhook-bench.ts';
 import type { BareLoopReady, BareLoopTarget } from '../servers/webhook-bare-loop.ts';
@@ -71,22 +71,17 @@ export default defineScenario({
       const { endpoints, merchants } = await benchEndpoints(services, base, MERCHANTS);
       const staging = deliveryStaging(database.db, merchants);
       const stage = staging.stage;
-      const unfinished = () => unfinishedDeliveries(database.db);
 
       /** Releases N staged deliveries at once; deliveries/s until the last one arrived (and all are marked). */
       const throughput = async (label: string): Promise<number> => {
         await stage(batchSize);
-        reset();
-        const arrived = arrivalOf(batchSize, 120_000);
-        await new Promise((resolve) => setTimeout(resolve, 20));
-        const started = performance.now();
-        await releaseHeldDeliveries(database.db);
-        const { received } = await arrived;
-        const seconds = (performance.now() - started) / 1000;
-        for (let waited = 0; (await unfinished()) > 0; waited += 20) {
-          if (waited > 30_000) throw new Error(`${label}: deliveries not marked within 30 s`);
-          await new Promise((resolve) => setTimeout(resolve, 20));
-        }
+        const { seconds, received } = await drainHeldDeliveries(
+          database.db,
+          receiver,
+          batchSize,
+          label,
+          120_000,
+        );
         const perSecond = batchSize / seconds;
         log(
           `webhook-delivery: ${label} ${batchSize} deliveries in ${seconds.toFixed(2)} s = ${Math.round(perSecond)}/s` +
@@ -135,10 +130,7 @@ export default defineScenario({
           const arrival = arrivals.get(id);
           if (arrival !== undefined) samples.push(Math.max(0, arrival - at));
         }
-        for (let waited = 0; (await unfinished()) > 0; waited += 20) {
-          if (waited > 30_000) throw new Error(`${label}: deliveries not marked within 30 s`);
-          await new Promise((resolve) => setTimeout(resolve, 20));
-        }
+        await deliveriesMarked(database.db, label, 30_000);
         const result = {
           events: total,
           samples,
