@@ -29,11 +29,13 @@ export type Resource<T> =
   | { state: 'error'; data: T | null; error: unknown };
 
 /**
- * Loads data for a page and reloads it when `deps` change. A slower earlier answer never overwrites a later one.
+ * Loads data for a page and reloads it when `deps` change. A slower earlier answer never overwrites a later one:
+ * neither here nor in state the loader sets itself, which it must do only while `isCurrent()` (a page list's first
+ * page, say: filters changed twice quickly, and the first answer came last).
  * `reload()` keeps the current data on screen while fetching again.
  */
 export function useResource<T>(
-  load: () => Promise<T>,
+  load: (isCurrent: () => boolean) => Promise<T>,
   deps: unknown[],
 ): Resource<T> & { reload(): Promise<void> } {
   const [resource, setResource] = useState<Resource<T>>({ state: 'loading', data: null, error: null });
@@ -46,7 +48,7 @@ export function useResource<T>(
     const mine = generation.current;
     if (!keep) setResource({ state: 'loading', data: null, error: null });
     try {
-      const data = await loadRef.current();
+      const data = await loadRef.current(() => mine === generation.current);
       if (mine === generation.current) setResource({ state: 'ready', data, error: null });
     } catch (error) {
       if (mine === generation.current)

@@ -26,11 +26,14 @@ export function EventsPage() {
   const [pages, setPages] = useState<Page<PaymentEvent>[]>([]);
   const more = useAction();
   const query = { is_test: isTest, type: type === '' ? undefined : type };
-  const first = useResource(async () => {
-    const page = readPage(await api('/events', { query }), readEvent, (event) => event.id);
-    setPages([page]);
-    return page;
-  }, [isTest, type]);
+  const first = useResource(
+    async (isCurrent) => {
+      const page = readPage(await api('/events', { query }), readEvent, (event) => event.id);
+      if (isCurrent()) setPages([page]);
+      return page;
+    },
+    [isTest, type],
+  );
   const events = pages.flatMap((page) => page.items);
   const next = pages.at(-1)?.next ?? null;
 

@@ -61,11 +61,14 @@ export function PaymentsPage() {
     status: status === '' ? undefined : status,
     order_id: orderId || undefined,
   };
-  const first = useResource(async () => {
-    const page = readPage(await api('/payments', { query: filters }), readPayment, (payment) => payment.id);
-    setPages([page]);
-    return page;
-  }, [isTest, status, orderId]);
+  const first = useResource(
+    async (isCurrent) => {
+      const page = readPage(await api('/payments', { query: filters }), readPayment, (payment) => payment.id);
+      if (isCurrent()) setPages([page]);
+      return page;
+    },
+    [isTest, status, orderId],
+  );
   const payments = pages.flatMap((page) => page.items);
   const next = pages.at(-1)?.next ?? null;
   const filtered = status !== '' || orderId !== '';

@@ -107,15 +107,18 @@ function Deliveries({ endpoint }: { endpoint: Endpoint }) {
   const app = useApp();
   const [pages, setPages] = useState<Page<Delivery>[]>([]);
   const [since, setSince] = useState<(typeof sinceChoices)[number]['value']>('24h');
-  const first = useResource(async () => {
-    const page = readPage(
-      await api(`/webhooks/${encodeURIComponent(endpoint.id)}/deliveries`),
-      readDelivery,
-      (delivery) => delivery.id,
-    );
-    setPages([page]);
-    return page;
-  }, [endpoint.id]);
+  const first = useResource(
+    async (isCurrent) => {
+      const page = readPage(
+        await api(`/webhooks/${encodeURIComponent(endpoint.id)}/deliveries`),
+        readDelivery,
+        (delivery) => delivery.id,
+      );
+      if (isCurrent()) setPages([page]);
+      return page;
+    },
+    [endpoint.id],
+  );
   const more = useAction();
   const bulk = useAction();
   const test = useAction();
