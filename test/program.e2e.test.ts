@@ -21,6 +21,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { PGlite } from '@electric-sql/pglite';
 import { afterAll, describe, expect, it, onTestFinished, vi } from 'vitest';
+import { PRIVATE_MARK } from '../src/db/data-dir.ts';
 import { testMnemonic } from './support/harness.ts';
 import { freePort } from './support/net.ts';
 import { createIsolatedDatabase } from './support/webhooks.ts';
@@ -359,7 +360,10 @@ describe('the embedded data directory belongs to one process and its user', () =
     expect(existsSync(join(dataDir, 'pg', 'PG_VERSION'))).toBe(true);
     expect(loose).toEqual([]);
 
-    // A database an older version left open (the engine starts early on a restart, the tightening meanwhile).
+    // A database an older version left open (the engine starts early on a restart, the tightening meanwhile). Such a
+    // version left no mark of a walk: with one, and the directory itself 0700, nobody else could reach inside anyway.
+    expect(existsSync(join(dataDir, PRIVATE_MARK))).toBe(true);
+    rmSync(join(dataDir, PRIVATE_MARK));
     chmodSync(join(dataDir, 'pg'), 0o777);
     chmodSync(join(dataDir, 'pg', 'PG_VERSION'), 0o666);
     const again = await serve({ SVC_DATA_DIR: dataDir });

@@ -14,7 +14,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
-import { DataDirLockedError, LOCK_FILE, lockDataDir } from './data-dir.ts';
+import { DataDirLockedError, LOCK_FILE, lockDataDir, PRIVATE_MARK } from './data-dir.ts';
 
 const moduleUrl = new URL('./data-dir.ts', import.meta.url).href;
 const root = fileURLToPath(new URL('../../', import.meta.url));
@@ -57,7 +57,7 @@ async function deadPid(): Promise<number> {
 }
 
 describe('lockDataDir', () => {
-  it('creates the directory 0700 with its lock naming this process, refuses a second holder, releases', () => {
+  it('creates the directory 0700 with its lock naming this process, refuses a second holder, releases', async () => {
     const dir = join(tempDir(), 'data');
     const lock = lockDataDir(dir);
     expect(statSync(dir).mode & 0o777).toBe(0o700);
@@ -67,6 +67,7 @@ describe('lockDataDir', () => {
     // This very process holds it: a second lock is refused like any other living holder's.
     expect(() => lockDataDir(dir)).toThrow(DataDirLockedError);
     expect(() => lockDataDir(dir)).toThrow(`${dir} is in use by another svc process (pid ${process.pid})`);
+    expect(await lock.tighten()).toBe(0);
     lock.release();
     // Made by this lock and empty again: gone, as a bad first start leaves nothing behind.
     expect(existsSync(dir)).toBe(false);
@@ -116,6 +117,14 @@ describe('lockDataDir', () => {
     for (const file of ['secrets.json', 'pg/PG_VERSION', 'pg/base/1'])
       expect(statSync(join(dir, file)).mode & 0o777).toBe(0o600);
     expect(await lock.tighten()).toBe(0);
+    // Walked once: while the directory stays 0700 nobody else reaches inside, and the walk is not repeated.
+    expect(existsSync(join(dir, PRIVATE_MARK))).toBe(true);
+    chmodSync(join(dir, 'pg', 'base', '1'), 0o644);
+    expect(await lock.tighten()).toBe(0);
+    // Opened again: walked again, inside too.
+    chmodSync(dir, 0o755);
+    expect(await lock.tighten()).toBe(2);
+    expect(statSync(join(dir, 'pg', 'base', '1')).mode & 0o777).toBe(0o600);
     lock.release();
   });
 });
