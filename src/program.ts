@@ -63,11 +63,20 @@ export async function runProgram({ role, config, logger, engine }: ProgramOption
   }
 
   if (withWorkers) {
-    for (const worker of backgroundWorkers({ config, database, clock, services, logger, metrics })) {
-      await worker.start();
+    // Side by side: each start is a LISTEN or a cursor read, and one after another each would queue behind the first
+    // round of the worker before it on the embedded engine's one connection.
+    const workers = backgroundWorkers({ config, database, clock, services, logger, metrics });
+    const starts = await Promise.allSettled(workers.map((worker) => worker.start()));
+    workers.forEach((worker, index) => {
+      if (starts[index]?.status !== 'fulfilled') return;
       readinessChecks.push(() => worker.readiness());
       stopWorkers.push(() => worker.stop());
       logger.info(worker.started);
+    });
+    const failed = starts.find((start) => start.status === 'rejected');
+    if (failed !== undefined) {
+      for (const stop of [...stopWorkers].reverse()) await stop().catch(() => {});
+      throw failed.reason;
     }
     workersStarted = true;
   }
