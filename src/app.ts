@@ -48,7 +48,7 @@ export interface AppDeps {
   /** Folder of the built dashboard (default: src/web/dashboard/dist). */
   dashboardDir?: string;
   /** The process's Prometheus metrics: HTTP answers are timed, and GET /metrics served when SVC_METRICS_TOKEN is set. */
-  metrics?: Metrics;
+  metrics?: Metrics | undefined;
 }
 
 const BODY_LIMIT = 64 * 1024;

@@ -5,7 +5,6 @@ import type { EmbeddedClient } from './db/engine-thread.ts';
 import { openMigratingDatabase } from './db/migrate.ts';
 import { startMetricsListener } from './http/metrics.ts';
 import { systemClock } from './lib/clock.ts';
-import { createMetrics } from './metrics.ts';
 import { buildServices } from './services.ts';
 import { backgroundWorkers } from './workers.ts';
 
@@ -28,7 +27,10 @@ export async function runProgram({ role, config, logger, engine }: ProgramOption
 
   const clock = systemClock;
   const services = buildServices({ config, database, clock, logger });
-  const metrics = createMetrics(services);
+  // Kept only where something can read them (a token opens GET /metrics, or a listener of their own): otherwise
+  // prom-client is not even loaded, and no request or worker round pays for recording what nobody will scrape.
+  const metricsReadable = config.metrics.token !== undefined || config.metrics.port !== undefined;
+  const metrics = metricsReadable ? (await import('./metrics.ts')).createMetrics(services) : undefined;
   const stopApi: Array<() => Promise<void>> = [];
   const stopWorkers: Array<() => Promise<void>> = [];
   const readinessChecks: Array<() => Promise<string | null>> = [];
@@ -49,7 +51,7 @@ export async function runProgram({ role, config, logger, engine }: ProgramOption
     logger.info({ url: config.publicUrl, docs: `${config.publicUrl}/docs` }, `svc ${role} listening`);
     stopApi.push(() => app.close());
   }
-  if (config.metrics.port !== undefined) {
+  if (config.metrics.port !== undefined && metrics !== undefined) {
     const listener = await startMetricsListener(metrics, config.metrics.host, config.metrics.port);
     logger.info({ url: `http://${config.metrics.host}:${config.metrics.port}/metrics` }, 'metrics listening');
     stopApi.push(
