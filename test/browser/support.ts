@@ -1,12 +1,13 @@
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { createServer, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { type BrowserContext, chromium, type Page } from 'playwright-core';
 import { freePort } from '../support/net.ts';
+import { PROGRAM_DATA_TEMPLATE } from '../support/program.ts';
 import { createIsolatedDatabase } from '../support/webhooks.ts';
 
 /** Debian's Chromium; `.ci/run` installs it with `apt-get install -y chromium`. */
@@ -47,7 +48,7 @@ export interface RunningProgram {
 }
 
 /**
- * Starts the real program (`node --import tsx src/main.ts serve`) on a free loopback port with its own data
+ * Starts the real program as `npm start` runs it (`node bin/svc.mjs serve`) on a free loopback port with its own data
  * directory. With DATABASE_URL set it uses a fresh database on that PostgreSQL server (with fresh secrets), dropped
  * when it stops, instead of PGlite.
  */
@@ -86,7 +87,10 @@ export async function startProgram(extraEnv: Record<string, string> = {}): Promi
     // Sign-up is closed by default on a server database; the tests sign up through the dashboard.
     env.SVC_SIGNUP = 'open';
   }
-  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', 'serve'], {
+  // On PGlite, a copy of the run's migrated engine (see startServe).
+  const template = process.env[PROGRAM_DATA_TEMPLATE];
+  if (isolated === undefined && template !== undefined) cpSync(template, dataDir, { recursive: true });
+  const child: ChildProcess = spawn(process.execPath, ['bin/svc.mjs', 'serve'], {
     cwd: repoRoot,
     env,
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -1,10 +1,19 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync } from 'node:fs';
+import { cpSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-/** The real program (`svc serve` from the sources), spawned in its own process group, answering /readyz. */
+/**
+ * Names the environment variable through which the test run's global setup hands the test processes a data directory
+ * whose engine is initialised and migrated (global-setup.ts).
+ */
+export const PROGRAM_DATA_TEMPLATE = 'SVC_TESTS_PROGRAM_DATA_TEMPLATE';
+
+/**
+ * The real program as `npm start` runs it (bin/svc.mjs: the production bundle while it is current, else the sources
+ * through tsx), spawned in its own process group, answering /readyz.
+ */
 export interface ServedProgram {
   process: ChildProcess;
   /** The last 16 KB of what it printed (stdout and stderr), for failure messages. */
@@ -12,7 +21,7 @@ export interface ServedProgram {
 }
 
 /**
- * Spawns `svc serve` on 127.0.0.1:`port` with a fresh embedded data directory and fresh secrets, `env` on top, and
+ * Spawns `svc serve` on 127.0.0.1:`port` with a data directory of its own and fresh secrets, `env` on top, and
  * waits until /readyz answers 200 (throws with the program's output otherwise). The caller stops it by its process
  * group (`process.kill(-pid, …)`), as the live tests and the benches do.
  */
@@ -24,7 +33,18 @@ export async function startServe(options: {
   readyTimeoutMs?: number;
 }): Promise<ServedProgram> {
   let output = '';
-  const program = spawn('node_modules/.bin/tsx', ['src/main.ts', 'serve'], {
+  const dataDir = mkdtempSync(join(tmpdir(), options.dataDirPrefix));
+  // On the embedded engine, a copy of the run's migrated engine (as if this program had started once already): the
+  // start itself (a first one, a restart) is what program.e2e and bundle.e2e test.
+  const template = process.env[PROGRAM_DATA_TEMPLATE];
+  if (
+    template !== undefined &&
+    options.env.DATABASE_URL === undefined &&
+    options.env.SVC_DATA_DIR === undefined
+  ) {
+    cpSync(template, dataDir, { recursive: true });
+  }
+  const program = spawn(process.execPath, ['bin/svc.mjs', 'serve'], {
     detached: true,
     stdio: ['ignore', 'pipe', 'pipe'],
     env: {
@@ -32,7 +52,7 @@ export async function startServe(options: {
       NODE_ENV: 'production',
       PORT: String(options.port),
       HOST: '127.0.0.1',
-      SVC_DATA_DIR: mkdtempSync(join(tmpdir(), options.dataDirPrefix)),
+      SVC_DATA_DIR: dataDir,
       SVC_MASTER_KEY: randomBytes(32).toString('base64'),
       SVC_JWT_SECRET: randomBytes(32).toString('hex'),
       ...options.env,
