@@ -8,6 +8,7 @@ import {
   readFileSync,
   rmSync,
   statSync,
+  unlinkSync,
   writeFileSync,
 } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -125,6 +126,25 @@ describe('lockDataDir', () => {
     chmodSync(dir, 0o755);
     expect(await lock.tighten()).toBe(2);
     expect(statSync(join(dir, 'pg', 'base', '1')).mode & 0o777).toBe(0o600);
+    lock.release();
+  });
+
+  it('tightens while the engine removes files of its own: an entry gone before it is reached is passed over', async () => {
+    const dir = tempDir();
+    const pg = join(dir, 'pg');
+    mkdirSync(pg);
+    const names = Array.from({ length: 3000 }, (_, n) => join(pg, `temp-${n}`));
+    for (const name of names) writeFileSync(name, 'x');
+    for (const path of [dir, pg, ...names]) chmodSync(path, statSync(path).isDirectory() ? 0o777 : 0o666);
+    const lock = lockDataDir(dir);
+    const walking = lock.tighten();
+    // As PostgreSQL drops its temporary files while the walk is under way: once the walk has listed them, the last
+    // ones go (this thread deletes while the thread pool works through the walk's lstat calls).
+    while ((statSync(pg).mode & 0o777) !== 0o700) await new Promise((resolve) => setImmediate(resolve));
+    await new Promise((resolve) => setImmediate(resolve));
+    for (const name of names.slice(1000).reverse()) unlinkSync(name);
+    expect(await walking).toBeGreaterThanOrEqual(1002);
+    expect(statSync(names[0] as string).mode & 0o777).toBe(0o600);
     lock.release();
   });
 });

@@ -157,14 +157,19 @@ async function tightenModes(dir: string): Promise<number> {
   if (marked && ((await lstat(dir)).mode & 0o777) === 0o700) return 0;
   let fixed = 0;
   const visit = async (path: string, isDir: boolean): Promise<void> => {
-    const mode = (await lstat(path)).mode & 0o777;
+    // The engine may be opening meanwhile (a restart starts it first) and removes files of its own as it goes
+    // (global/pg_internal.init, temporary files): one gone before it is reached needs no tightening.
+    const stat = await lstat(path).catch(unlessGone);
+    if (stat === undefined) return;
+    const mode = stat.mode & 0o777;
     const wanted = isDir ? 0o700 : 0o600;
     if ((mode & 0o077) !== 0 || (mode & wanted) !== wanted) {
-      await chmod(path, wanted);
+      if ((await chmod(path, wanted).then(() => true, unlessGone)) === undefined) return;
       fixed++;
     }
     if (!isDir) return;
-    const entries = await readdir(path, { withFileTypes: true });
+    const entries = await readdir(path, { withFileTypes: true }).catch(unlessGone);
+    if (entries === undefined) return;
     await Promise.all(
       entries
         .filter((entry) => entry.isDirectory() || entry.isFile())
@@ -176,6 +181,12 @@ async function tightenModes(dir: string): Promise<number> {
     mode: 0o600,
   });
   return fixed;
+}
+
+/** For a file-system call on an entry that may vanish: undefined if it has, the error rethrown otherwise. */
+function unlessGone(error: unknown): undefined {
+  if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+  throw error;
 }
 
 export interface DataDirLock {
