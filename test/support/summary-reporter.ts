@@ -14,6 +14,7 @@ export default class SummaryReporter implements Reporter {
     let skipped = 0;
     const failures: string[] = [];
     for (const module of testModules) {
+      const failedBefore = failures.length;
       for (const test of module.children.allTests()) {
         const result = test.result();
         if (result.state === 'passed') passed += 1;
@@ -22,7 +23,14 @@ export default class SummaryReporter implements Reporter {
           failures.push(`${module.moduleId} > ${test.fullName}: ${firstLine(result.errors?.[0])}`);
         } else skipped += 1;
       }
-      if (module.state() === 'failed' && module.children.size === 0) {
+      // A hook that failed (a beforeAll, say) fails its suite while its tests are only skipped: it counts as a failure.
+      for (const suite of module.children.allSuites()) {
+        const error = suite.errors()[0];
+        if (suite.state() !== 'failed' || error === undefined) continue;
+        failed += 1;
+        failures.push(`${module.moduleId} > ${suite.fullName}: ${firstLine(error)}`);
+      }
+      if (module.state() === 'failed' && failures.length === failedBefore) {
         failed += 1;
         failures.push(`${module.moduleId}: ${firstLine(module.errors()[0])}`);
       }
