@@ -164,7 +164,8 @@ async function tightenModes(dir: string): Promise<number> {
     const mode = stat.mode & 0o777;
     const wanted = isDir ? 0o700 : 0o600;
     if ((mode & 0o077) !== 0 || (mode & wanted) !== wanted) {
-      if ((await chmod(path, wanted).then(() => true, unlessGone)) === undefined) return;
+      const changed = await chmod(path, wanted).then(() => true, unlessGone);
+      if (!changed) return;
       fixed++;
     }
     if (!isDir) return;

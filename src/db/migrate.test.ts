@@ -11,30 +11,19 @@ describe('migrateDatabase', () => {
 
   beforeAll(async () => {
     client = await PGlite.create();
-    // Everything the migrator or the up-to-date check sends, by whichever door.
-    const query = client.query.bind(client);
-    client.query = ((text: string, ...rest: unknown[]) => {
-      statements.push(text);
-      return (query as (...args: unknown[]) => unknown)(text, ...rest);
-    }) as PGlite['query'];
-    const exec = client.exec.bind(client);
-    client.exec = ((text: string, ...rest: unknown[]) => {
-      statements.push(text);
-      return (exec as (...args: unknown[]) => unknown)(text, ...rest);
-    }) as PGlite['exec'];
+    // Everything the migrator or the up-to-date check sends, by whichever door (query or exec, in a transaction or not).
+    const recorded = <F>(send: F): F =>
+      ((text: string, ...rest: unknown[]) => {
+        statements.push(text);
+        return (send as (...args: unknown[]) => unknown)(text, ...rest);
+      }) as F;
+    client.query = recorded(client.query.bind(client));
+    client.exec = recorded(client.exec.bind(client));
     const transaction = client.transaction.bind(client);
     client.transaction = ((callback) =>
       transaction((tx) => {
-        const txQuery = tx.query.bind(tx);
-        tx.query = ((text: string, ...rest: unknown[]) => {
-          statements.push(text);
-          return (txQuery as (...args: unknown[]) => unknown)(text, ...rest);
-        }) as typeof tx.query;
-        const txExec = tx.exec.bind(tx);
-        tx.exec = ((text: string, ...rest: unknown[]) => {
-          statements.push(text);
-          return (txExec as (...args: unknown[]) => unknown)(text, ...rest);
-        }) as typeof tx.exec;
+        tx.query = recorded(tx.query.bind(tx));
+        tx.exec = recorded(tx.exec.bind(tx));
         return callback(tx);
       })) as PGlite['transaction'];
     database = fromPglite(client);

@@ -1,13 +1,13 @@
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { createServer, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { type BrowserContext, chromium, type Page } from 'playwright-core';
 import { freePort } from '../support/net.ts';
-import { PROGRAM_DATA_TEMPLATE } from '../support/program.ts';
+import { programDataDir } from '../support/program.ts';
 import { createIsolatedDatabase } from '../support/webhooks.ts';
 
 /** Debian's Chromium; `.ci/run` installs it with `apt-get install -y chromium`. */
@@ -54,7 +54,10 @@ export interface RunningProgram {
  */
 export async function startProgram(extraEnv: Record<string, string> = {}): Promise<RunningProgram> {
   const port = await freePort();
-  const dataDir = mkdtempSync(join(tmpdir(), 'svc-browser-'));
+  // On PostgreSQL a database of its own: its delivery worker would otherwise claim other test files' deliveries (and
+  // theirs this program's), which neither can decrypt with its own master key (see createIsolatedDatabase).
+  const isolated = process.env.DATABASE_URL ? await createIsolatedDatabase() : undefined;
+  const dataDir = programDataDir('svc-browser-', { embedded: isolated?.url === undefined });
   const baseUrl = `http://127.0.0.1:${port}`;
   const env: Record<string, string> = {
     PATH: process.env.PATH ?? '',
@@ -74,9 +77,6 @@ export async function startProgram(extraEnv: Record<string, string> = {}): Promi
     SVC_SIM_BLOCK_MS: '200',
     ...extraEnv,
   };
-  // On PostgreSQL a database of its own: its delivery worker would otherwise claim other test files' deliveries (and
-  // theirs this program's), which neither can decrypt with its own master key (see createIsolatedDatabase).
-  const isolated = process.env.DATABASE_URL ? await createIsolatedDatabase() : undefined;
   if (isolated?.url !== undefined) {
     env.DATABASE_URL = isolated.url;
     env.SVC_MASTER_KEY = randomBytes(32).toString('base64');
@@ -87,9 +87,6 @@ export async function startProgram(extraEnv: Record<string, string> = {}): Promi
     // Sign-up is closed by default on a server database; the tests sign up through the dashboard.
     env.SVC_SIGNUP = 'open';
   }
-  // On PGlite, a copy of the run's migrated engine (see startServe).
-  const template = process.env[PROGRAM_DATA_TEMPLATE];
-  if (isolated === undefined && template !== undefined) cpSync(template, dataDir, { recursive: true });
   const child: ChildProcess = spawn(process.execPath, ['bin/svc.mjs', 'serve'], {
     cwd: repoRoot,
     env,

@@ -11,6 +11,18 @@ import { join } from 'node:path';
 export const PROGRAM_DATA_TEMPLATE = 'SVC_TESTS_PROGRAM_DATA_TEMPLATE';
 
 /**
+ * A data directory of its own for a program a test spawns (`prefix` names it). On the embedded engine it starts as a
+ * copy of the run's migrated engine, as if the program had started once already, so no program pays PGlite's initdb
+ * and the migrations again; the start itself (a first one, a restart) is what program.e2e and bundle.e2e test.
+ */
+export function programDataDir(prefix: string, options: { embedded: boolean }): string {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  const template = process.env[PROGRAM_DATA_TEMPLATE];
+  if (options.embedded && template !== undefined) cpSync(template, dir, { recursive: true });
+  return dir;
+}
+
+/**
  * The real program as `npm start` runs it (bin/svc.mjs: the production bundle while it is current, else the sources
  * through tsx), spawned in its own process group, answering /readyz.
  */
@@ -33,17 +45,9 @@ export async function startServe(options: {
   readyTimeoutMs?: number;
 }): Promise<ServedProgram> {
   let output = '';
-  const dataDir = mkdtempSync(join(tmpdir(), options.dataDirPrefix));
-  // On the embedded engine, a copy of the run's migrated engine (as if this program had started once already): the
-  // start itself (a first one, a restart) is what program.e2e and bundle.e2e test.
-  const template = process.env[PROGRAM_DATA_TEMPLATE];
-  if (
-    template !== undefined &&
-    options.env.DATABASE_URL === undefined &&
-    options.env.SVC_DATA_DIR === undefined
-  ) {
-    cpSync(template, dataDir, { recursive: true });
-  }
+  const dataDir = programDataDir(options.dataDirPrefix, {
+    embedded: options.env.DATABASE_URL === undefined && options.env.SVC_DATA_DIR === undefined,
+  });
   const program = spawn(process.execPath, ['bin/svc.mjs', 'serve'], {
     detached: true,
     stdio: ['ignore', 'pipe', 'pipe'],
