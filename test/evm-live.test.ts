@@ -355,8 +355,7 @@ describe('live EVM payments through the running program against anvil', { timeou
   it('the node is killed and restarted with its state right after the payment is mined: counted once', async () => {
     const m = await merchant();
     const p = await create(m.liveKey, { amount: '0.045', currency: 'ETH' });
-    const hash = await chain.sendEth(p.address, units(p.expected_amount_native, 18));
-    await chain.publicClient.waitForTransactionReceipt({ hash, pollingInterval: 20 });
+    const hash = await chain.mined(chain.sendEth(p.address, units(p.expected_amount_native, 18)));
     await anvil.restart({ downMs: 1500 });
     const completed = await until(m.liveKey, p.payment_id, 'completed', (x) => x.status === 'completed');
     expect(completed.deposits).toHaveLength(1);

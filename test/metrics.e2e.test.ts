@@ -88,11 +88,26 @@ describe('GET /metrics', () => {
     await waitFor('two deliveries', () => receiver.requests.length >= 2, 20_000);
     const scrape = async () =>
       (await fetch(`http://127.0.0.1:${metricsPort}/metrics`).then((response) => response.text())) as string;
-    // Outcomes are counted once the worker has recorded them.
-    const text = await waitFor('the deliveries counted', async () => {
-      const current = await scrape();
-      return (value(current, 'svc_webhook_deliveries_total', { outcome: 'succeeded' }) ?? 0) >= 2 && current;
-    });
+    // Outcomes are counted once the worker has recorded them, and events once the stream's sequencer has numbered
+    // them: both follow the same commit's NOTIFY, so a delivery can be counted before its event is. The backlog gauge
+    // is read from the database at most every 5 s, so its 0 can be older than the events: the counters themselves
+    // are waited for.
+    const counted = (current: string, type: string) =>
+      value(current, 'svc_events_total', { type, chain: 'ethereum', mode: 'test' }) !== undefined;
+    const text = await waitFor(
+      'the deliveries and events counted',
+      async () => {
+        const current = await scrape();
+        return (
+          (value(current, 'svc_webhook_deliveries_total', { outcome: 'succeeded' }) ?? 0) >= 2 &&
+          counted(current, 'payment.confirmed') &&
+          counted(current, 'payment.completed') &&
+          value(current, 'svc_event_stream_backlog_events') === 0 &&
+          current
+        );
+      },
+      30_000, // the database gauges are read at most every 5 s
+    );
 
     expect(
       value(text, 'svc_http_request_duration_seconds_count', {

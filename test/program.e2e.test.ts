@@ -293,7 +293,8 @@ describe('svc on the embedded default', () => {
 
   it('`migrate` applies the migrations to a fresh data directory and exits 0', async () => {
     const dataDir = tempDir();
-    const result = await runToExit(['migrate'], { SVC_DATA_DIR: dataDir });
+    // A fresh directory is initdb plus every migration through tsx: on a loaded 2-CPU machine that took over 30 s.
+    const result = await runToExit(['migrate'], { SVC_DATA_DIR: dataDir }, 180_000);
     expect(result.code, result.stderr).toBe(0);
     expect(result.stdout).toMatch(/migrations applied/);
     const db = await PGlite.create(join(dataDir, 'pg'));

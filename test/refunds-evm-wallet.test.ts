@@ -70,11 +70,9 @@ describe('an EVM refund wallet through the running program against anvil', { tim
   beforeAll(async () => {
     anvil = await startAnvil({ blockTime: 1 });
     chain = await setUpEvmChain(anvil);
-    const mined = async (hash: Promise<Hex>) =>
-      chain.publicClient.waitForTransactionReceipt({ hash: await hash, pollingInterval: 50 });
-    await mined(chain.sendEth(gasWallet, ETH, 1));
-    await mined(chain.sendEth(refundWallet, ETH, 2));
-    await mined(chain.sendToken(refundWallet, 5_000_000n, 2));
+    await chain.mined(chain.sendEth(gasWallet, ETH, 1));
+    await chain.mined(chain.sendEth(refundWallet, ETH, 2));
+    await chain.mined(chain.sendToken(refundWallet, 5_000_000n, 2));
     served = await startIsolatedServe({
       dataDirPrefix: 'svc-refund-wallet-',
       env: {

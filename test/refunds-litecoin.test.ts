@@ -164,8 +164,16 @@ describe.skipIf(!runLitecoindTests)(
         (r) => r.status === 'broadcast' && r.tx_hash !== stuck,
       );
       const replacement = bumped.tx_hash ?? '';
-      const mempool = await ltc.node.rpc<string[]>('getrawmempool');
-      expect(mempool).toContain(replacement);
+      // The replacement is stored before it is broadcast (so a crash cannot lose it): the API can show it a moment
+      // before the node has it.
+      const mempool = await waitFor(
+        'the replacement in the mempool',
+        async () => {
+          const held = await ltc.node.rpc<string[]>('getrawmempool');
+          return held.includes(replacement) && held;
+        },
+        30_000,
+      );
       expect(mempool).not.toContain(stuck);
       // The same input (so only one version can ever land), the payer paying the higher fee out of the amount.
       const inputs = async (txid: string) =>

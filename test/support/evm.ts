@@ -46,6 +46,8 @@ export interface EvmTestChain {
   ethBalance(address: string): Promise<bigint>;
   tokenBalance(address: string): Promise<bigint>;
   mine(blocks?: number): Promise<void>;
+  /** Waits for the transaction's receipt: automine can answer a send before the block is stored. */
+  mined(hash: Hex | Promise<Hex>): Promise<Hex>;
 }
 
 async function deploy(
@@ -157,5 +159,6 @@ export async function setUpEvmChain(anvil: Anvil): Promise<EvmTestChain> {
     mine: async (blocks = 1) => {
       await anvil.rpc('anvil_mine', [`0x${blocks.toString(16)}`]);
     },
+    mined: async (hash) => wait(await hash),
   };
 }

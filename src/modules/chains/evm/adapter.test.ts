@@ -221,7 +221,7 @@ describe('EVM adapter against anvil', () => {
     expect(await reconciling.transfers(head, watched)).toEqual([]);
     const internal = await chain.forwardEth(target, 555n);
     const direct = await chain.sendEth(target, 1000n);
-    await chain.publicClient.waitForTransactionReceipt({ hash: direct, pollingInterval: 20 });
+    await chain.mined(direct);
     const latest = Number(await anvil.rpc<string>('eth_blockNumber'));
     const found = [];
     for (let n = head.number + 1; n <= latest; n++) {
@@ -269,7 +269,7 @@ describe('EVM adapter against anvil', () => {
     const hashes: Hex[] = [];
     for (const [i, target] of targets.entries())
       hashes.push(await chain.sendToken(target, 1_000n + BigInt(i)));
-    await chain.publicClient.waitForTransactionReceipt({ hash: hashes.at(-1) as Hex, pollingInterval: 20 });
+    await chain.mined(hashes.at(-1) as Hex);
     await chain.mine(20);
     await catchingUp.head();
     const found = [];
@@ -288,7 +288,7 @@ describe('EVM adapter against anvil', () => {
   it('sweeps ether: balance less the exact fee, the address left empty; re-broadcast pays nothing twice', async () => {
     const from = address(10);
     const payout = '0x000000000000000000000000000000000000bEEF';
-    await chain.sendEth(from, 10n ** 16n);
+    await chain.mined(chain.sendEth(from, 10n ** 16n));
     const built = await adapter.buildForward({
       id: 'fwd_native',
       asset: 'ETH',
@@ -338,7 +338,7 @@ describe('EVM adapter against anvil', () => {
     await expect(withWallet.buildRefund?.(intent)).rejects.toBeInstanceOf(RefundWalletShort);
     expect(await withWallet.refundWalletView?.()).toMatchObject({ low: true });
 
-    await chain.publicClient.waitForTransactionReceipt({ hash: await chain.sendEth(wallet, 10n ** 17n) });
+    await chain.mined(chain.sendEth(wallet, 10n ** 17n));
     const built = await withWallet.buildRefund?.(intent);
     if (built === undefined) throw new Error('no refund built');
     expect(built.sent + built.fee).toBe(10n ** 16n);
@@ -368,7 +368,7 @@ describe('EVM adapter against anvil', () => {
 
   it('a sweep to a payout contract that rejects ether is reported reverted, never as swept', async () => {
     const from = address(14);
-    await chain.sendEth(from, 10n ** 16n);
+    await chain.mined(chain.sendEth(from, 10n ** 16n));
     // The forwarder contract has no receive function: ether sent to it reverts.
     const built = await adapter.buildForward({
       id: 'fwd_rejected',
@@ -387,8 +387,8 @@ describe('EVM adapter against anvil', () => {
   it('sweeps tokens after a gas top-up from the gas wallet', async () => {
     const from = address(11);
     const payout = '0x000000000000000000000000000000000000cafE';
-    await chain.sendEth(adapter.gasWallet, 10n ** 18n);
-    await chain.sendToken(from, 7_000_000n);
+    await chain.mined(chain.sendEth(adapter.gasWallet, 10n ** 18n));
+    await chain.mined(chain.sendToken(from, 7_000_000n));
     const gasBefore = await chain.ethBalance(adapter.gasWallet);
     const built = await adapter.buildForward({
       id: 'fwd_token',
@@ -438,7 +438,7 @@ describe('EVM adapter against anvil', () => {
     });
     const from = address(40);
     const payout = '0x000000000000000000000000000000000000ba5e';
-    await chain.sendEth(from, 10n ** 16n);
+    await chain.mined(chain.sendEth(from, 10n ** 16n));
     const built = await onBase.buildForward({
       id: 'fwd_base',
       asset: 'ETH',
@@ -459,7 +459,7 @@ describe('EVM adapter against anvil', () => {
 
   it('leaves dust worth less than the fee and says so', async () => {
     const from = address(12);
-    await chain.sendEth(from, 1000n);
+    await chain.mined(chain.sendEth(from, 1000n));
     const built = await adapter.buildForward({
       id: 'fwd_dust',
       asset: 'ETH',
@@ -473,7 +473,7 @@ describe('EVM adapter against anvil', () => {
 
     // Beside an input worth sweeping: the transaction moves that one and names the other as left.
     const rich = address(13);
-    await chain.sendEth(rich, 10n ** 16n);
+    await chain.mined(chain.sendEth(rich, 10n ** 16n));
     const mixed = await adapter.buildForward({
       id: 'fwd_dust_mixed',
       asset: 'ETH',
