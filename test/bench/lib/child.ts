@@ -12,6 +12,11 @@ export interface Child<Ready> {
   cpuMicros(): Promise<number>;
   /** Sends SIGTERM and waits for the exit (SIGKILL after a grace period). */
   stop(): Promise<void>;
+  /**
+   * Waits for a child that ends by itself (stop() after `timeoutMs`). A child killed by a signal writes no
+   * --cpu-prof profile: one that finishes its work and exits is profiled.
+   */
+  finished(timeoutMs?: number): Promise<void>;
 }
 
 export async function startChild<Ready>(
@@ -67,14 +72,24 @@ export async function startChild<Ready>(
         child.on('message', onMessage);
         if (!child.send({ type: 'cpu' })) reject(new Error('child is gone'));
       }),
-    async stop() {
-      if (child.exitCode !== null || child.signalCode !== null) return;
-      child.kill('SIGTERM');
-      const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
-      await exited;
+    stop,
+    async finished(timeoutMs = 60_000) {
+      let timer: NodeJS.Timeout | undefined;
+      const late = new Promise<'late'>((resolve) => {
+        timer = setTimeout(() => resolve('late'), timeoutMs);
+      });
+      if ((await Promise.race([exited, late])) === 'late') await stop();
       clearTimeout(timer);
     },
   };
+
+  async function stop(): Promise<void> {
+    if (child.exitCode !== null || child.signalCode !== null) return;
+    child.kill('SIGTERM');
+    const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+    await exited;
+    clearTimeout(timer);
+  }
 }
 
 /** For the child side: answer the parent's CPU-usage questions (see Child.cpuMicros). */
