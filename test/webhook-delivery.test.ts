@@ -410,6 +410,13 @@ describe('webhook delivery', () => {
     const m = await createMerchant(t.app);
     const r = await receiver();
     const { id, secret: oldSecret } = await endpoint(m, r.url);
+    // A delivery before the rotation, so the worker has opened (and remembers) the old secret.
+    const before = await emit(m.merchantId);
+    await waitFor('the delivery before the rotation', () => r.requests.length === 1);
+    const earlier = r.requests.shift()!;
+    expect(earlier.headers['webhook-signature']).toBe(
+      standardSig(oldSecret, before, String(earlier.headers['webhook-timestamp']), earlier.body),
+    );
     const rotated = await t.app.inject({
       method: 'POST',
       url: `/v1/webhooks/${id}/rotate-secret`,
