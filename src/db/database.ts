@@ -17,12 +17,3 @@ export interface Database {
   pool: pg.Pool | undefined;
   close(): Promise<void>;
 }
-
-/**
- * Runs `read` on one snapshot of the database: a read-only, repeatable-read transaction, so that what several
- * statements read together (a payment, its deposits, its events) is what one commit left, never half of a commit
- * landing between two of them.
- */
-export function readSnapshot<T>(db: Db, read: (tx: Db) => Promise<T>): Promise<T> {
-  return db.transaction((tx) => read(tx), { isolationLevel: 'repeatable read', accessMode: 'read only' });
-}

@@ -34,3 +34,32 @@ describe('compiled response serializer', () => {
     expect(JSON.parse(leaked)).toEqual(body);
   });
 });
+
+describe('compiled response serializer, nullable and union fields', () => {
+  const schema = z.object({
+    at: z.iso.datetime().nullable(),
+    rate: z.object({ value: z.string(), source: z.string() }).nullable(),
+    count: z.number().int().nullable(),
+    payload: z.union([
+      z.object({ event: z.literal('a'), first: z.string(), second: z.string().optional() }),
+      z.object({ event: z.literal('b'), n: z.number() }),
+    ]),
+  });
+  const serialize = compiledSerializer({ schema });
+
+  it('writes a nullable field both ways, and keeps only the declared fields of its object', () => {
+    const filled = { at: '2026-11-27T04:05:06.007Z', rate: { value: '1.5', source: 'x' }, count: 3 };
+    const payload = { event: 'a', first: '1', second: '2' };
+    expect(serialize({ ...filled, payload })).toBe(JSON.stringify({ ...filled, payload }));
+    const empty = { at: null, rate: null, count: null, payload: { event: 'b', n: 0.1 } };
+    expect(serialize(empty)).toBe(JSON.stringify(empty));
+    expect(serialize({ ...filled, rate: { ...filled.rate, secret: 's' }, payload })).not.toContain('secret');
+  });
+
+  it('writes a union of shapes as the value is, its keys in their order', () => {
+    const payload = { event: 'a', first: '1', second: '2' };
+    expect(serialize({ at: null, rate: null, count: null, payload })).toContain(
+      '"payload":{"event":"a","first":"1","second":"2"}',
+    );
+  });
+});

@@ -4,8 +4,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import type { FastifyInstance } from 'fastify';
+import { serializerCompiler } from 'fastify-type-provider-zod';
 import pg from 'pg';
 import { inject } from 'vitest';
+import type { z } from 'zod';
 import { buildApp } from '../../src/app.ts';
 import { type Config, loadConfig } from '../../src/config.ts';
 import { type Database, fromPglite } from '../../src/db/client.ts';
@@ -13,6 +15,14 @@ import { embeddedEngineOptions } from '../../src/db/embedded.ts';
 import { fromPool } from '../../src/db/server.ts';
 import { type Clock, manualClock, systemClock } from '../../src/lib/clock.ts';
 import { buildServices, type ServiceDeps, type Services } from '../../src/services.ts';
+
+/**
+ * What the schema-checked path (zod's parse, then JSON.stringify: every route's default) writes for a response of
+ * `schema`; a route answering through its compiled serializer (src/http/serializers.ts) must write the same bytes.
+ */
+export function schemaChecked(schema: z.ZodType): (data: unknown) => string {
+  return serializerCompiler({ schema, method: 'GET', url: '/', httpStatus: '200' });
+}
 
 /** A migrated database for one test file: a copy of the run's migrated PGlite, or the run's PostgreSQL database. */
 export async function createTestDatabase(): Promise<Database> {

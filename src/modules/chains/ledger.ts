@@ -8,7 +8,7 @@ import { chainsRepo } from './repo.ts';
 export const depositLedger: DepositLedger = {
   depositFacts: chainsRepo.depositFacts,
   depositsOfPayment: chainsRepo.depositsOfPayment,
-  depositsOfPaymentWithHeight: chainsRepo.depositsOfPaymentWithHeight,
+  depositsOfPaymentPart: chainsRepo.depositsOfPaymentPart,
   confirmationSummaries: chainsRepo.confirmationSummaries,
   cursorHeights: chainsRepo.cursorHeights,
 };

@@ -1,6 +1,7 @@
 import { and, asc, eq, inArray, sql } from 'drizzle-orm';
 import { pgArray } from '../../db/arrays.ts';
 import { type Db, queryRows } from '../../db/client.ts';
+import { jsonRowsOf, jsonValue, type ReadPart, type RowRefs, rowsFromJson } from '../../db/json-rows.ts';
 import { timeKeysetPage } from '../../db/keyset.ts';
 import { chainBlocks, chainCursors, deposits, forwards, forwardVersions } from '../../db/schema/index.ts';
 import type { ConfirmationSummary, DepositFacts } from '../payments/deposit-facts.ts';
@@ -58,20 +59,24 @@ export const chainsRepo = {
     return paymentIds;
   },
 
-  /** Marks final every unfinal deposit at or below `maxBlock`; returns their payments. */
+  /** Marks final every unfinal deposit at or below `maxBlock` but those of `withheldTxHashes`; returns their payments. */
   async finalizeDeposits(
     tx: Db,
     chain: string,
     isTest: boolean,
     maxBlock: number,
     now: Date,
-    withheld: readonly string[] = [],
+    withheldTxHashes: ReadonlySet<string> = new Set(),
   ): Promise<string[]> {
     const rows = await queryRows<{ payment_id: string }>(
       tx,
       sql`update deposits set state = 'final', final_at = ${now.toISOString()}::timestamptz
           where chain = ${chain} and is_test = ${isTest} and state = 'seen' and block_number <= ${maxBlock}
-            ${withheld.length === 0 ? sql`` : sql`and not (id = any(${pgArray([...withheld])}::text[]))`}
+            ${
+              withheldTxHashes.size === 0
+                ? sql``
+                : sql`and not (tx_hash = any(${pgArray([...withheldTxHashes])}::text[]))`
+            }
           returning payment_id`,
     );
     return rows.map((row) => row.payment_id);
@@ -216,23 +221,30 @@ export const chainsRepo = {
   },
 
   /**
-   * A payment's deposits (as depositsOfPayment) with the height its chain's watcher reached in that mode, in one
-   * statement; the height is undefined when the payment has no deposit (nothing to count confirmations of).
+   * The deposits of the payment another statement is reading (`payment` refers to its row), as depositsOfPayment
+   * orders them, with the height its chain's watcher reached in its mode: a part of that statement (see
+   * db/json-rows.ts). The height is undefined when the payment has no deposit (nothing to count confirmations of).
    */
-  async depositsOfPaymentWithHeight(
-    db: Db,
-    paymentId: string,
-  ): Promise<{ deposits: DepositRow[]; height: number | undefined }> {
-    const rows = await db
-      .select({ deposit: deposits, height: chainCursors.blockNumber })
-      .from(deposits)
-      .leftJoin(
-        chainCursors,
-        and(eq(chainCursors.chain, deposits.chain), eq(chainCursors.isTest, deposits.isTest)),
-      )
-      .where(eq(deposits.paymentId, paymentId))
-      .orderBy(asc(deposits.blockNumber), asc(deposits.seenAt), asc(deposits.outputIndex));
-    return { deposits: rows.map((row) => row.deposit), height: rows[0]?.height ?? undefined };
+  depositsOfPaymentPart(
+    payment: RowRefs<'id' | 'chain' | 'isTest'>,
+  ): ReadPart<{ deposits: DepositRow[]; height: number | undefined }> {
+    const rows = jsonRowsOf(deposits, {
+      where: sql`${deposits.paymentId} = ${payment.id}`,
+      orderBy: sql`${deposits.blockNumber}, ${deposits.seenAt}, ${deposits.outputIndex}`,
+    });
+    const height = sql`(select ${chainCursors.blockNumber}::text from ${chainCursors}
+                        where ${chainCursors.chain} = ${payment.chain} and ${chainCursors.isTest} = ${payment.isTest})`;
+    return {
+      sql: sql`json_build_array(${rows}, ${height})`,
+      read(value) {
+        const [rowsValue, heightValue] = jsonValue(value) as [unknown, string | null];
+        const found = rowsFromJson(deposits, rowsValue);
+        return {
+          deposits: found,
+          height: found.length === 0 || heightValue === null ? undefined : Number(heightValue),
+        };
+      },
+    };
   },
 
   async confirmationSummaries(db: Db, paymentIds: string[]): Promise<Map<string, ConfirmationSummary>> {

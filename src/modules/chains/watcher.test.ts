@@ -7,11 +7,13 @@ import {
   createTestApp,
   type Merchant,
   manualClock,
+  schemaChecked,
   type TestApp,
 } from '../../../test/support/harness.ts';
 import { createIsolatedDatabase, seedPayloadFields } from '../../../test/support/webhooks.ts';
 import { queryRows } from '../../db/client.ts';
 import { toBaseUnits } from '../../lib/money.ts';
+import { paymentDetailSchema } from '../payments/schemas.ts';
 import type { ChainAdapter, Transfer } from './adapter.ts';
 import { createForwarder } from './forwarder.ts';
 import { chainsRepo } from './repo.ts';
@@ -98,6 +100,8 @@ async function payment(id: string) {
     headers: apiKey(m.testKey),
   });
   expect(response.statusCode, response.body).toBe(200);
+  // The route's compiled serializer writes what the schema-checked path would, deposits and events included.
+  expect(response.body).toBe(schemaChecked(paymentDetailSchema)(response.json()));
   return response.json();
 }
 
@@ -760,11 +764,12 @@ describe('watcher on the simulated chain', () => {
 
 describe('watcher with a mempool (UTXO chains)', () => {
   /** The simulated chain plus a mempool the test fills: what a Bitcoin-family adapter reports between blocks. */
-  function withMempool() {
+  function withMempool(recheck?: ChainAdapter['recheck']) {
     let pending: Transfer[] = [];
     let gone: Array<{ txHash: string; outputIndex: number }> = [];
     const adapter: ChainAdapter = {
       ...sim,
+      ...(recheck === undefined ? {} : { recheck }),
       async mempool(_watched, recorded) {
         const out = {
           transfers: pending,
@@ -816,6 +821,37 @@ describe('watcher with a mempool (UTXO chains)', () => {
     view = await payment(p.payment_id);
     expect(view.status).toBe('completed');
     expect(view.deposits).toMatchObject([{ tx_hash: sent.txHash, state: 'final' }]);
+    expect((await eventsOf(p.payment_id)).map((e) => e.type)).toEqual(['payment.confirmed']);
+  });
+
+  it('a mempool deposit found already deep, in a block where it does not stand, is not credited until it does', async () => {
+    let stands = false;
+    const { w, seen } = withMempool(async (deposits) =>
+      stands ? new Set(deposits.map((deposit) => deposit.txHash)) : new Set(),
+    );
+    const p = await createPayment('0.025');
+    const sent = await sim.sendDeposit({ to: p.address, asset: 'ETH', amount: wei('0.025') });
+    seen({
+      txHash: sent.txHash,
+      outputIndex: sent.outputIndex,
+      to: p.address,
+      asset: 'ETH',
+      amount: wei('0.025'),
+    });
+    await w.poll();
+    expect((await payment(p.payment_id)).deposits).toMatchObject([{ state: 'mempool' }]);
+    // Mined, and deep enough by the time the watcher looks; the recorded row (its id is the mempool sighting's) is
+    // withheld like the fresh one.
+    await advance(CONFIRMATIONS + 1, w);
+    let view = await payment(p.payment_id);
+    expect(view.deposits).toMatchObject([{ tx_hash: sent.txHash, state: 'seen' }]);
+    expect(view.status).toBe('confirming');
+    expect(await eventsOf(p.payment_id)).toEqual([]);
+    stands = true;
+    await advance(1, w);
+    view = await payment(p.payment_id);
+    expect(view.deposits).toMatchObject([{ tx_hash: sent.txHash, state: 'final' }]);
+    expect(view.status).toBe('completed');
     expect((await eventsOf(p.payment_id)).map((e) => e.type)).toEqual(['payment.confirmed']);
   });
 

@@ -206,8 +206,15 @@ export function createWatcher(deps: WatcherDeps) {
     if (last === undefined) throw new Error('commit without blocks');
     const finalUpTo = last.number - adapter.requiredConfirmations + 1;
     const withheld = await recheck(finalUpTo, rows);
+    // Found already deep enough (one confirmation required, or catching up): recorded final at once rather than
+    // seen and then updated by finalizeDeposits, a second write of every such row.
+    const recorded = rows.map((row) =>
+      row.blockNumber <= finalUpTo && !withheld.has(row.txHash)
+        ? { ...row, state: 'final', finalAt: now }
+        : row,
+    );
     return db.transaction(async (tx) => {
-      const touched = await repo.upsertDeposits(tx, rows);
+      const touched = await repo.upsertDeposits(tx, recorded);
       await repo.saveBlocks(tx, chain, isTest, blocks);
       await repo.setCursor(tx, {
         chain,
@@ -230,13 +237,13 @@ export function createWatcher(deps: WatcherDeps) {
    * when the next block arrives, which reverts them; a node that contradicts itself keeps them unfinal, and says so.
    * Deposits found already deep while catching up (`fresh`) are re-checked the same way.
    */
-  async function recheck(finalUpTo: number, fresh: DepositRow[]): Promise<string[]> {
-    if (adapter.recheck === undefined) return [];
+  async function recheck(finalUpTo: number, fresh: DepositRow[]): Promise<ReadonlySet<string>> {
+    if (adapter.recheck === undefined) return new Set();
     const due = [
       ...(await repo.depositsDueFinal(db, chain, isTest, finalUpTo)),
       ...fresh.filter((row) => row.blockNumber <= finalUpTo),
     ];
-    if (due.length === 0) return [];
+    if (due.length === 0) return new Set();
     const standing = await adapter.recheck(due);
     const withheld = due.filter((deposit) => !standing.has(deposit.txHash));
     for (const deposit of withheld) {
@@ -245,7 +252,8 @@ export function createWatcher(deps: WatcherDeps) {
         'deposit not confirmed where it was seen (moved, failed, or not yet final at the node, as on Solana before finalized): not credited this round',
       );
     }
-    return withheld.map((deposit) => deposit.id);
+    // By transaction: a fresh row's id is not the id of the row it may update (a deposit first seen in the mempool).
+    return new Set(withheld.map((deposit) => deposit.txHash));
   }
 
   /** Walks back from the cursor to the newest block both we and the chain have; reverts everything above it. */

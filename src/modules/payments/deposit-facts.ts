@@ -1,5 +1,6 @@
 import type { Db } from '../../db/client.ts';
-import { isPicked, type StoredPaymentRow } from './repo.ts';
+import type { ReadPart, RowRefs } from '../../db/json-rows.ts';
+import { isPicked, type PickedColumns, type StoredPaymentRow } from './repo.ts';
 
 /**
  * What payments read of the chain side (deposits the watchers recorded, the height each chain's watcher reached),
@@ -46,11 +47,13 @@ export interface DepositLedger {
     payments: Array<{ id: string; asset: string; expiresAt: Date }>,
   ): Promise<Map<string, DepositFacts>>;
   depositsOfPayment(db: Db, paymentId: string): Promise<DepositRecord[]>;
-  /** The same with the height its chain's watcher reached in the payment's mode (undefined without deposits). */
-  depositsOfPaymentWithHeight(
-    db: Db,
-    paymentId: string,
-  ): Promise<{ deposits: DepositRecord[]; height: number | undefined }>;
+  /**
+   * The same, with the height its chain's watcher reached in the payment's mode (undefined without deposits), as a
+   * part of a statement that reads the payment (`payment` refers to its row): one statement, one snapshot.
+   */
+  depositsOfPaymentPart(
+    payment: RowRefs<'id' | 'chain' | 'isTest'>,
+  ): ReadPart<{ deposits: DepositRecord[]; height: number | undefined }>;
   confirmationSummaries(db: Db, paymentIds: string[]): Promise<Map<string, ConfirmationSummary>>;
   /** The height each chain's watcher reached, keyed `chain:isTest`. */
   cursorHeights(db: Db): Promise<Map<string, number>>;
@@ -98,6 +101,9 @@ export function seenOfDeposits(
   return confirmationsSeen({ newestUnfinalBlock, anyFinal, height }, required);
 }
 
+/** What counting a payment's confirmations reads of its row. */
+type SeenRow = Pick<StoredPaymentRow, 'id' | 'status' | 'isTest' | PickedColumns>;
+
 /** Confirmations seen of each payment, from its deposits and the watcher's height. */
 export function createConfirmationCounter(deps: {
   db: Db;
@@ -105,7 +111,7 @@ export function createConfirmationCounter(deps: {
   confirmationsOf: (chain: string, isTest: boolean) => number;
 }) {
   const { db } = deps;
-  return async function seenOf(allRows: StoredPaymentRow[]): Promise<Map<string, number>> {
+  return async function seenOf(allRows: SeenRow[]): Promise<Map<string, number>> {
     const out = new Map<string, number>();
     // A pending payment has no live deposit (seeing one makes it confirming), so it has nothing to count: the
     // common case of a fresh payment and of the checkout's polling costs no query here.

@@ -5,7 +5,7 @@ import { exactTolerances } from '../settings/service.ts';
 import type { EventsService, RecordPaymentEventInput } from '../webhooks/events/service.ts';
 import { type DepositLedger, noDeposits } from './deposit-facts.ts';
 import { amounts, snapshot, toleranceOf } from './model.ts';
-import { isPicked, type PaymentRow, type PaymentsRepo } from './repo.ts';
+import { isPicked, type PaymentRow, type PaymentsRepo, type SettlementUpdate } from './repo.ts';
 import { nextState } from './state-machine.ts';
 import type { PaymentStatus } from './statuses.ts';
 
@@ -66,8 +66,7 @@ export function createPaymentLifecycle(deps: PaymentLifecycleDeps) {
         rows.map((row) => row.merchantId),
       ),
     ]);
-    const updates: Array<{ id: string; status: string; receivedBaseUnits: string; txHash: string | null }> =
-      [];
+    const updates: SettlementUpdate[] = [];
     const events: RecordPaymentEventInput[] = [];
     const paid: PaidPayment[] = [];
     let transitions = 0;
@@ -94,7 +93,12 @@ export function createPaymentLifecycle(deps: PaymentLifecycleDeps) {
                 asset.decimals,
               ),
       });
+      const becamePaid =
+        picked !== undefined &&
+        picked.confirmedAt === null &&
+        (transition.status === 'completed' || transition.status === 'overpaid');
       if (
+        becamePaid ||
         transition.status !== row.status ||
         fact.received !== receivedBefore ||
         fact.latestTxHash !== row.txHash
@@ -104,14 +108,11 @@ export function createPaymentLifecycle(deps: PaymentLifecycleDeps) {
           status: transition.status,
           receivedBaseUnits: fact.received.toString(),
           txHash: fact.latestTxHash,
+          ...(becamePaid ? { confirmation: knownRate(picked) } : {}),
         });
       }
       if (transition.status !== row.status) transitions += 1;
-      if (
-        picked !== undefined &&
-        picked.confirmedAt === null &&
-        (transition.status === 'completed' || transition.status === 'overpaid')
-      ) {
+      if (becamePaid) {
         paid.push({
           row: picked,
           status: transition.status,
@@ -130,14 +131,7 @@ export function createPaymentLifecycle(deps: PaymentLifecycleDeps) {
     }
     await repo.applySettlement(tx, updates, now);
     await deps.events.recordPaymentEvents(tx, events);
-    if (paid.length > 0) {
-      await repo.markConfirmed(
-        tx,
-        paid.map(({ row }) => ({ id: row.id, ...knownRate(row) })),
-        now,
-      );
-      await deps.onPaid?.(tx, paid, now);
-    }
+    if (paid.length > 0) await deps.onPaid?.(tx, paid, now);
     return { transitions, events: events.length };
   }
 

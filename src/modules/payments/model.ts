@@ -22,7 +22,9 @@ function chainOf(row: Pick<PaymentRow, 'chain'>): ChainInfo {
 }
 
 /** A payment's chain, asset and amounts in base units. */
-export function amounts(row: PaymentRow) {
+export function amounts(
+  row: Pick<PaymentRow, 'chain' | 'asset' | 'expectedBaseUnits' | 'receivedBaseUnits'>,
+) {
   const chain = chainOf(row);
   const asset = getAsset(chain, row.asset);
   if (asset === undefined) throw new Error(`payment in unknown asset ${row.asset} on ${row.chain}`);

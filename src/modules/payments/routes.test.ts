@@ -6,10 +6,21 @@ import {
   createMerchant,
   createTestApp,
   type Merchant,
+  schemaChecked,
   type TestApp,
 } from '../../../test/support/harness.ts';
 import { queryRows } from '../../db/client.ts';
+import { compiledSerializer } from '../../http/serializers.ts';
 import { convertToBaseUnits, fromBaseUnits } from '../../lib/money.ts';
+import { eventListSchema } from '../webhooks/delivery/schemas.ts';
+import {
+  paymentEventBody,
+  payoutWalletEventBody,
+  refundEventBody,
+  samplePayment,
+  webhookEndpointEventBody,
+} from '../webhooks/events/payload.ts';
+import { createPaymentsRepo } from './repo.ts';
 
 let t: TestApp;
 let m: Merchant;
@@ -462,6 +473,11 @@ describe('public checkout view', () => {
     expect(response.body).not.toContain('secret-customer');
     expect(response.body).not.toContain(m.merchantId);
     expect(response.headers['cache-control']).toBe('no-store');
+    // The read behind it does not even load them.
+    const read = await createPaymentsRepo(t.database.db).findCheckout(p.payment_id);
+    expect(read).toMatchObject({ id: p.payment_id, address: p.address });
+    for (const field of ['metadata', 'orderId', 'customerEmail', 'forwardTxHash'])
+      expect(read).not.toHaveProperty(field);
   });
 
   it('answers a malformed id with 400 and an unknown one with 404', async () => {
@@ -474,5 +490,72 @@ describe('public checkout view', () => {
     });
     expect(unknown.statusCode).toBe(404);
     expect(unknown.json().error.code).toBe('not_found');
+  });
+});
+
+describe("the detail's compiled serializer", () => {
+  it('writes events of every kind exactly as the schema-checked path writes them', () => {
+    const at = new Date(Date.UTC(2026, 10, 27, 4, 5, 6, 7));
+    const payloads = [
+      paymentEventBody(
+        'payment.overpaid',
+        { ...samplePayment('payment.overpaid', true), amount: '0.10' },
+        at,
+      ),
+      paymentEventBody('payment.expired', samplePayment('payment.expired', false), at),
+      refundEventBody(
+        'refund.sent',
+        {
+          refund_id: 'rf_1',
+          payment_id: '0190f5a2-7c4e-7a31-8f00-5b2c9d1e3f47',
+          status: 'sent',
+          chain: 'litecoin',
+          asset: 'LTC',
+          amount_native: '0.5',
+          sent_amount_native: '0.4999',
+          fee_native: '0.0001',
+          source: 'deposit',
+          to_address: 'ltc1q…',
+          tx_hash: 'ab',
+          reason: 'duplicate "order"',
+          error: null,
+          is_test: true,
+        },
+        at,
+      ),
+      payoutWalletEventBody(
+        {
+          isTest: false,
+          changes: [{ chain: 'tron', old_address: null, new_address: 'T9y' }],
+          changedBy: 'a@b.c',
+        },
+        at,
+      ),
+      webhookEndpointEventBody(
+        {
+          type: 'webhook_endpoint.failing',
+          isTest: true,
+          endpointId: 'we_1',
+          url: 'https://example.com/hook',
+          consecutiveFailures: 3,
+          failingSince: at,
+          nextProbeAt: null,
+        },
+        at,
+      ),
+    ];
+    const events = payloads.map((body, index) => ({
+      id: `evt_${index}`,
+      type: JSON.parse(body).event,
+      is_test: true,
+      payment_id: null,
+      sample: false,
+      created_at: at.toISOString(),
+      payload: JSON.parse(body),
+    }));
+    const body = { data: events, has_more: false };
+    const compiled = compiledSerializer({ schema: eventListSchema })(body);
+    expect(compiled).toBe(schemaChecked(eventListSchema)(body));
+    expect(JSON.parse(compiled)).toEqual(body);
   });
 });

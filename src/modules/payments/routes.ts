@@ -67,6 +67,7 @@ export function paymentsRoutes({ services, requireAuth }: RouteContext): Fastify
       '/payments/:id',
       {
         preHandler: requireAuth('either'),
+        serializerCompiler: compiledSerializer,
         schema: {
           tags,
           summary: 'Get a payment with its deposits and events',

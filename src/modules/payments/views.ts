@@ -1,5 +1,4 @@
 import type { Db } from '../../db/client.ts';
-import { readSnapshot } from '../../db/database.ts';
 import { AppError } from '../../lib/errors.ts';
 import { fromBaseUnits } from '../../lib/money.ts';
 import type { ConfirmationsOf } from '../chains/confirmations.ts';
@@ -36,7 +35,7 @@ export interface PaymentViewsDeps {
   confirmationsOf: ConfirmationsOf;
   /** Deposits and chain heights, as the chains module recorded them (read only). */
   ledger: DepositLedger;
-  events: Pick<EventsService, 'listEvents'>;
+  events: Pick<EventsService, 'eventsOfPaymentPart'>;
   /** Prices the options of a payment whose payer has not picked yet (checkout view). */
   pricing: Pick<Pricing, 'priceOptions'>;
   /** What the checkout shows of a merchant (settings; cached there). */
@@ -57,7 +56,7 @@ export function brandingView(branding: Branding | null): CheckoutView['merchant'
 }
 
 /** A payment's checkout language, as one of the API's values. */
-function localeOf(row: StoredPaymentRow): PaymentView['locale'] {
+function localeOf(row: Pick<StoredPaymentRow, 'locale'>): PaymentView['locale'] {
   return (checkoutLocales as readonly string[]).includes(row.locale ?? '')
     ? (row.locale as PaymentView['locale'])
     : null;
@@ -79,7 +78,7 @@ function merchantFields(row: StoredPaymentRow) {
 }
 
 /** Who chose a payment's chain, when the payer did, and when the payer's quote lapses. */
-function choiceOf(row: StoredPaymentRow) {
+function choiceOf(row: Pick<StoredPaymentRow, 'paymentOptions' | 'selectedAt' | 'quoteExpiresAt'>) {
   return {
     chosen_by: row.paymentOptions === null ? ('merchant' as const) : ('payer' as const),
     selected_at: row.selectedAt?.toISOString() ?? null,
@@ -105,6 +104,11 @@ export function createPaymentViews(deps: PaymentViewsDeps) {
     ledger: deps.ledger,
     confirmationsOf: deps.confirmationsOf,
   });
+  /** A payment with its newest 100 events and its chain side, in one statement (so one snapshot). */
+  const findDetail = repo.prepareFindWithParts('payments_find_detail', (payment) => ({
+    events: deps.events.eventsOfPaymentPart(payment, 100),
+    chainSide: deps.ledger.depositsOfPaymentPart(payment),
+  }));
 
   /** A payment whose payer has not picked its chain yet: no chain, address, amount in an asset or rate. */
   function unpickedView(row: StoredPaymentRow): PaymentView {
@@ -186,19 +190,11 @@ export function createPaymentViews(deps: PaymentViewsDeps) {
      * watcher's commit (deposit, status and event together) shows whole or not at all.
      */
     async get(principal: Principal, id: string): Promise<PaymentDetailView> {
-      const read = await readSnapshot(db, async (tx) => {
-        const row = await repo.find(principal.merchantId, modeForRead(principal, undefined), id, tx);
-        if (row === undefined) return undefined;
-        const events = (await deps.events.listEvents(principal, { limit: 100, payment_id: row.id }, tx)).data;
-        // A payment whose payer has not picked its chain has no address, so no deposits.
-        const chainSide = isPicked(row)
-          ? await deps.ledger.depositsOfPaymentWithHeight(tx, row.id)
-          : { deposits: [], height: undefined };
-        return { row, events, ...chainSide };
-      });
-      if (read === undefined) throw new AppError('not_found', 'No such payment.', { param: 'id' });
-      const { row, deposits: depositRows, height } = read;
-      const events = [...read.events].reverse();
+      const found = await findDetail(principal.merchantId, modeForRead(principal, undefined), id);
+      if (found === undefined) throw new AppError('not_found', 'No such payment.', { param: 'id' });
+      const { row } = found;
+      const { deposits: depositRows, height } = found.parts.chainSide;
+      const events = [...found.parts.events].reverse();
       if (!isPicked(row)) return { ...unpickedView(row), deposits: [], events };
       const { chain, asset } = amounts(row);
       const required = deps.confirmationsOf(row.chain, row.isTest);
@@ -276,7 +272,7 @@ export function createPaymentViews(deps: PaymentViewsDeps) {
 
     /** The public, key-less view for the hosted checkout: no metadata, order id or merchant data. */
     async checkoutView(id: string): Promise<CheckoutView> {
-      const stored = await repo.findPublic(id);
+      const stored = await repo.findCheckout(id);
       if (stored === undefined) throw new AppError('not_found', 'No such payment.', { param: 'payment_id' });
       if (!isPicked(stored)) {
         const open = stored.status === 'pending';

@@ -6,10 +6,12 @@ import {
   createMerchant,
   createTestApp,
   type Merchant,
+  schemaChecked,
   type TestApp,
 } from '../../../../test/support/harness.ts';
 import { queryRows } from '../../../db/client.ts';
 import { decryptSecret } from '../../../lib/crypto.ts';
+import { webhookEndpointSchema } from './schemas.ts';
 
 let t: TestApp;
 let m: Merchant;
@@ -51,6 +53,8 @@ describe('webhook endpoints', () => {
     });
     expect(read.statusCode).toBe(200);
     expect(read.body).not.toContain(body.signing_secret);
+    // The route's compiled serializer writes what the schema-checked path would.
+    expect(read.body).toBe(schemaChecked(webhookEndpointSchema)(read.json()));
     expect(read.json().signing_secret).toBeUndefined();
     const list = await t.app.inject({ method: 'GET', url: '/v1/webhooks', headers: apiKey(m.testKey) });
     expect(list.body).not.toContain(body.signing_secret);

@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { principalOf } from '../../../http/auth.ts';
 import type { RouteContext } from '../../../http/context.ts';
+import { compiledSerializer } from '../../../http/serializers.ts';
 import {
   createWebhookEndpointSchema,
   listWebhookEndpointsQuerySchema,
@@ -55,6 +56,7 @@ export function webhookEndpointRoutes({ services, requireAuth }: RouteContext): 
       '/webhooks/:id',
       {
         ...either,
+        serializerCompiler: compiledSerializer,
         schema: {
           tags,
           summary: 'Get a webhook endpoint',

@@ -2,6 +2,7 @@ import { and, asc, desc, eq, inArray, lt, or, type SQL, sql } from 'drizzle-orm'
 import type { AnyPgColumn } from 'drizzle-orm/pg-core';
 import { pgArray } from '../../../db/arrays.ts';
 import { type Db, queryRows } from '../../../db/client.ts';
+import { jsonRowsOf, type ReadPart, type RowRefs, rowsFromJson } from '../../../db/json-rows.ts';
 import { timeKeysetPage } from '../../../db/keyset.ts';
 import { notify } from '../../../db/notify.ts';
 import { events, webhookAttempts, webhookDeliveries } from '../../../db/schema/index.ts';
@@ -205,6 +206,22 @@ export const eventsRepo = {
       )
       .orderBy(desc(events.createdAt), desc(events.id))
       .limit(page.limit);
+  },
+
+  /**
+   * The newest `limit` events of the payment another statement is reading (its merchant's and mode's, no samples),
+   * newest first, as listEvents would list them: a part of that statement (see db/json-rows.ts).
+   */
+  eventsOfPaymentPart(payment: RowRefs<'id' | 'merchantId' | 'isTest'>, limit: number): ReadPart<EventRow[]> {
+    return {
+      sql: jsonRowsOf(events, {
+        where: sql`${events.merchantId} = ${payment.merchantId} and ${events.paymentId} = ${payment.id}::text
+                   and ${events.isTest} = ${payment.isTest} and not ${events.sample}`,
+        orderBy: sql`${events.createdAt} desc, ${events.id} desc`,
+        limit,
+      }),
+      read: (value) => rowsFromJson(events, value),
+    };
   },
 
   /** When each payment first reached a paid status (its first payment.confirmed or payment.overpaid event). */

@@ -1,4 +1,5 @@
 import type { Db } from '../../../db/client.ts';
+import type { ReadPart, RowRefs } from '../../../db/json-rows.ts';
 import type { Clock } from '../../../lib/clock.ts';
 import { AppError } from '../../../lib/errors.ts';
 import { newId } from '../../../lib/ids.ts';
@@ -288,15 +289,13 @@ export function createEventsService({ db, repo, clock, endpoints }: EventsDeps) 
         payment_id?: string | undefined;
         is_test?: boolean | undefined;
       },
-      /** The database, or a snapshot to read in with other reads (a payment's detail). */
-      executor: Db = db,
     ): Promise<Page<EventView>> {
       const after =
         query.starting_after === undefined
           ? undefined
           : await findEventOrThrow(principal, query.starting_after);
       const rows = await repo.listEvents(
-        executor,
+        db,
         {
           merchantId: principal.merchantId,
           isTest: modeForRead(principal, query.is_test),
@@ -306,6 +305,18 @@ export function createEventsService({ db, repo, clock, endpoints }: EventsDeps) 
         { limit: query.limit + 1, after },
       );
       return { data: rows.slice(0, query.limit).map(eventView), has_more: rows.length > query.limit };
+    },
+
+    /**
+     * The newest `limit` events of the payment another module's statement reads (`payment` refers to its row),
+     * newest first: that module reads a payment with its events in one statement, so in one snapshot.
+     */
+    eventsOfPaymentPart(
+      payment: RowRefs<'id' | 'merchantId' | 'isTest'>,
+      limit: number,
+    ): ReadPart<EventView[]> {
+      const part = repo.eventsOfPaymentPart(payment, limit);
+      return { sql: part.sql, read: (value) => part.read(value).map(eventView) };
     },
 
     async getEvent(principal: Principal, id: string): Promise<EventView> {

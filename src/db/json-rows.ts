@@ -1,0 +1,69 @@
+import { getTableColumns, getTableName, type SQL, type SQLWrapper, sql, type Table } from 'drizzle-orm';
+
+/**
+ * One module's share of a statement another module composes: an SQL expression (correlated to the composing
+ * statement's row through the references that module was given) and how to read the value it yields. A read that
+ * spans several modules' tables this way is one statement, so one round trip and one snapshot, while each module
+ * still writes the SQL of its own tables.
+ */
+export interface ReadPart<T> {
+  sql: SQL;
+  read(value: unknown): T;
+}
+
+/** What a part refers to of the composing statement's row: a column (or expression) per name. */
+export type RowRefs<Name extends string> = Record<Name, SQLWrapper>;
+
+/** A JSON value as the driver hands it over: already parsed (pg, PGlite), or its text. */
+export function jsonValue(value: unknown): unknown {
+  return typeof value === 'string' ? JSON.parse(value) : value;
+}
+
+/**
+ * Column types whose JSON form is what the driver would have handed drizzle's column mapping. Every other type goes
+ * through JSON as its text (the text PostgreSQL sends on the wire): a numeric or bigint as a JSON number would pass
+ * through a float, and the driver reads timestamps as text too.
+ */
+const asJson = new Set([
+  'PgText',
+  'PgUUID',
+  'PgVarchar',
+  'PgChar',
+  'PgBoolean',
+  'PgInteger',
+  'PgSmallInt',
+  'PgJsonb',
+]);
+
+/**
+ * The rows of `table` that `where` selects (ordered, at most `limit`) as one JSON array of arrays, columns in the
+ * table's order: a scalar subquery to put in another statement. `where` and `orderBy` refer to the table by its own
+ * name. Read the value back with `rowsFromJson`.
+ */
+export function jsonRowsOf(
+  table: Table,
+  query: { where: SQL; orderBy: SQL; limit?: number | undefined },
+): SQL {
+  const name = sql.identifier(getTableName(table));
+  const values = Object.values(getTableColumns(table)).map((column) =>
+    asJson.has(column.columnType) ? sql`${column}` : sql`${column}::text`,
+  );
+  const limit = query.limit === undefined ? sql`` : sql` limit ${sql.raw(String(query.limit))}`;
+  return sql`(select coalesce(json_agg(json_build_array(${sql.join(values, sql`, `)}) order by ${query.orderBy}), '[]'::json)
+    from (select * from ${name} where ${query.where} order by ${query.orderBy}${limit}) as ${name})`;
+}
+
+/** The rows `jsonRowsOf` put in JSON, each mapped by its table's columns as drizzle maps what the driver reads. */
+export function rowsFromJson<T extends Table>(table: T, value: unknown): Array<T['$inferSelect']> {
+  const rows = jsonValue(value);
+  if (!Array.isArray(rows)) throw new Error(`rowsFromJson(${getTableName(table)}): not a JSON array`);
+  const columns = Object.entries(getTableColumns(table));
+  return rows.map((cells: unknown[]) => {
+    const row: Record<string, unknown> = {};
+    columns.forEach(([field, column], index) => {
+      const cell = cells[index];
+      row[field] = cell === null || cell === undefined ? null : column.mapFromDriverValue(cell);
+    });
+    return row as T['$inferSelect'];
+  });
+}
