@@ -13,7 +13,7 @@ import {
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createTestDatabase } from '../../test/support/harness.ts';
 import { type Database, queryRows } from './client.ts';
-import { jsonRowsOf, rowsFromJson } from './json-rows.ts';
+import { jsonRowOf, jsonRowsOf, rowFromJson, rowsFromJson } from './json-rows.ts';
 
 // Every column type the parts composed into other statements carry (deposits, events, chain cursors).
 const probe = pgTable('json_rows_probe', {
@@ -110,4 +110,14 @@ it('reads no rows as an empty list, and refuses what is not a list', async () =>
   const [row] = await queryRows<{ rows: unknown }>(database.db, sql`select ${part} as rows`);
   expect(rowsFromJson(probe, row?.rows)).toEqual([]);
   expect(() => rowsFromJson(probe, { not: 'a list' })).toThrow(/not a JSON array/);
+});
+
+it('reads one row as one JSON value exactly as a plain select reads it, nulls and wide numbers included', async () => {
+  const direct = await database.db.select().from(probe).orderBy(asc(probe.id));
+  const throughJson = await database.db
+    .select({ row: jsonRowOf(probe) })
+    .from(probe)
+    .orderBy(asc(probe.id));
+  expect(throughJson.map(({ row }) => rowFromJson(probe, row))).toEqual(direct);
+  expect(() => rowFromJson(probe, 'null')).toThrow(/not a JSON array/);
 });

@@ -17,7 +17,7 @@ import {
 } from 'drizzle-orm';
 import { pgArray } from '../../db/arrays.ts';
 import { type Db, queryRows } from '../../db/client.ts';
-import type { ReadPart, RowRefs } from '../../db/json-rows.ts';
+import { jsonRowOf, type ReadPart, type RowRefs, rowFromJson } from '../../db/json-rows.ts';
 import { depositIndexSpaces, idempotencyKeys, LAST_DEPOSIT_INDEX, payments } from '../../db/schema/index.ts';
 import type { PaymentStatus } from './statuses.ts';
 
@@ -292,7 +292,7 @@ export function createPaymentsRepo(db: Db) {
         const fields: Record<string, SQL> = Object.fromEntries(parts.map(([key, part]) => [key, part.sql]));
         const isTest = sql.placeholder('isTest');
         const statement = db
-          .select({ row: payments, parts: fields })
+          .select({ row: jsonRowOf(payments), parts: fields })
           .from(payments)
           .where(
             and(
@@ -312,7 +312,10 @@ export function createPaymentsRepo(db: Db) {
         const [found] = await statement.execute({ id, merchantId, isTest: isTestValue ?? null });
         if (found === undefined) return undefined;
         const values = Object.fromEntries(parts.map(([key, part]) => [key, part.read(found.parts[key])]));
-        return { row: found.row, parts: values as { [K in keyof P]: PartValue<P[K]> } };
+        return {
+          row: rowFromJson(payments, found.row),
+          parts: values as { [K in keyof P]: PartValue<P[K]> },
+        };
       };
     },
 
