@@ -86,7 +86,7 @@ afterAll(async () => {
 const readThroughJson = async (limit?: number) => {
   const part = jsonRowsOf(probe, {
     where: sql`${probe.groupId} = ${group}::uuid`,
-    orderBy: sql`${probe.position}`,
+    orderBy: [asc(probe.position)],
     limit,
   });
   const [row] = await queryRows<{ rows: unknown }>(database.db, sql`select ${part} as rows`);
@@ -106,7 +106,7 @@ it('reads rows back through JSON exactly as a plain select reads them, in order,
 });
 
 it('reads no rows as an empty list, and refuses what is not a list', async () => {
-  const part = jsonRowsOf(probe, { where: sql`false`, orderBy: sql`${probe.id}` });
+  const part = jsonRowsOf(probe, { where: sql`false`, orderBy: [asc(probe.id)] });
   const [row] = await queryRows<{ rows: unknown }>(database.db, sql`select ${part} as rows`);
   expect(rowsFromJson(probe, row?.rows)).toEqual([]);
   expect(() => rowsFromJson(probe, { not: 'a list' })).toThrow(/not a JSON array/);

@@ -44,19 +44,19 @@ const asJson = new Set([
 ]);
 
 /**
- * The rows of `table` that `where` selects (ordered, at most `limit`) as one JSON array of arrays, columns in the
- * table's order: a scalar subquery to put in another statement. `where` and `orderBy` refer to the table by its own
- * name. Read the value back with `rowsFromJson`.
+ * The rows of `table` that `where` selects (ordered, at most `limit`) as one JSON array of rows, each as `jsonRowOf`
+ * writes it: a scalar subquery to put in another statement. `where` and `orderBy` (the same terms a plain select of
+ * those rows orders by) refer to the table by its own name. Read the value back with `rowsFromJson`.
  */
 export function jsonRowsOf(
   table: Table,
-  query: { where: SQL; orderBy: SQL; limit?: number | undefined },
+  query: { where: SQL; orderBy: SQL[]; limit?: number | undefined },
 ): SQL {
   const name = sql.identifier(getTableName(table));
-  const values = cellsOf(table);
+  const order = sql.join(query.orderBy, sql`, `);
   const limit = query.limit === undefined ? sql`` : sql` limit ${sql.raw(String(query.limit))}`;
-  return sql`(select coalesce(json_agg(json_build_array(${sql.join(values, sql`, `)}) order by ${query.orderBy}), '[]'::json)
-    from (select * from ${name} where ${query.where} order by ${query.orderBy}${limit}) as ${name})`;
+  return sql`(select coalesce(json_agg(${jsonRowOf(table)} order by ${order}), '[]'::json)
+    from (select * from ${name} where ${query.where} order by ${order}${limit}) as ${name})`;
 }
 
 /** Each column of `table` as its JSON cell, in the table's order. */

@@ -14,6 +14,9 @@ export type ForwardVersionRow = typeof forwardVersions.$inferSelect;
 
 const INSERT_CHUNK = 1000;
 
+/** A payment's deposits in the order they are shown: by block, then as seen, then by output. */
+const depositOrder = [asc(deposits.blockNumber), asc(deposits.seenAt), asc(deposits.outputIndex)];
+
 /** All SQL of the chain side: deposits, chain cursors and recent blocks, forwarding transactions. */
 export const chainsRepo = {
   // ---- deposits ----
@@ -217,7 +220,7 @@ export const chainsRepo = {
       .select()
       .from(deposits)
       .where(eq(deposits.paymentId, paymentId))
-      .orderBy(asc(deposits.blockNumber), asc(deposits.seenAt), asc(deposits.outputIndex));
+      .orderBy(...depositOrder);
   },
 
   /**
@@ -230,7 +233,7 @@ export const chainsRepo = {
   ): ReadPart<{ deposits: DepositRow[]; height: number | undefined }> {
     const rows = jsonRowsOf(deposits, {
       where: sql`${deposits.paymentId} = ${payment.id}`,
-      orderBy: sql`${deposits.blockNumber}, ${deposits.seenAt}, ${deposits.outputIndex}`,
+      orderBy: depositOrder,
     });
     const height = sql`(select ${chainCursors.blockNumber}::text from ${chainCursors}
                         where ${chainCursors.chain} = ${payment.chain} and ${chainCursors.isTest} = ${payment.isTest})`;

@@ -34,6 +34,9 @@ function olderThan(
   );
 }
 
+/** How a merchant's events are listed: newest first, the id breaking a tie (the keyset `olderThan` pages by). */
+const newestEventsFirst = [desc(events.createdAt), desc(events.id)];
+
 /** All SQL of events (the outbox), deliveries and attempts as the API sees them. Every method takes its Db. */
 export const eventsRepo = {
   /**
@@ -204,7 +207,7 @@ export const eventsRepo = {
           olderThan(events, page.after),
         ),
       )
-      .orderBy(desc(events.createdAt), desc(events.id))
+      .orderBy(...newestEventsFirst)
       .limit(page.limit);
   },
 
@@ -217,7 +220,7 @@ export const eventsRepo = {
       sql: jsonRowsOf(events, {
         where: sql`${events.merchantId} = ${payment.merchantId} and ${events.paymentId} = ${payment.id}::text
                    and ${events.isTest} = ${payment.isTest} and not ${events.sample}`,
-        orderBy: sql`${events.createdAt} desc, ${events.id} desc`,
+        orderBy: newestEventsFirst,
         limit,
       }),
       read: (value) => rowsFromJson(events, value),
