@@ -299,6 +299,7 @@ describe('EVM adapter against anvil', () => {
     expect(built.amount + built.fee).toBe(10n ** 16n);
     await adapter.broadcast(built.rawTx);
     await adapter.broadcast(built.rawTx);
+    await chain.mined(built.txHash as Hex);
     const status = await adapter.forwardStatus(built.txHash);
     // Priority fee = max fee: the chain takes exactly the fee that was kept back.
     expect(status).toMatchObject({ state: 'included', fee: built.fee });
@@ -344,6 +345,8 @@ describe('EVM adapter against anvil', () => {
     expect(built.sent + built.fee).toBe(10n ** 16n);
     bundles.put(built.txHash, built.rawTx);
     await withWallet.broadcast(built.rawTx);
+    // Automine can answer the send before its block is stored (CI's PGlite run once read it pending).
+    await chain.mined(built.txHash as Hex);
     expect(await withWallet.forwardStatus(built.txHash)).toMatchObject({ state: 'included', fee: built.fee });
     expect(await chain.ethBalance(address(30))).toBe(built.sent);
     expect(await chain.ethBalance(wallet)).toBe(10n ** 17n - 10n ** 16n);
@@ -362,6 +365,7 @@ describe('EVM adapter against anvil', () => {
       RefundWalletShort,
     );
     await withWallet.broadcast(first.rawTx);
+    await chain.mined(first.txHash as Hex);
     expect(await withWallet.forwardStatus(first.txHash)).toMatchObject({ state: 'included' });
     expect(await chain.ethBalance(wallet)).toBe(4n * 10n ** 16n);
   });
