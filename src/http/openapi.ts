@@ -1,5 +1,4 @@
-import swagger from '@fastify/swagger';
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest, HTTPMethods, RouteOptions } from 'fastify';
 import { jsonSchemaTransform, jsonSchemaTransformObject } from 'fastify-type-provider-zod';
 import type { OpenAPIV3 } from 'openapi-types';
 import { errorStatus } from '../lib/errors.ts';
@@ -177,9 +176,9 @@ function finishDocument(document: OpenApiDocument): OpenApiDocument {
   return document;
 }
 
-/** Registers the OpenAPI 3.1 generator (fed by the same zod schemas that validate requests) and /docs. */
-export async function registerOpenApi(app: FastifyInstance, publicUrl: string): Promise<void> {
-  await app.register(swagger, {
+/** The generator's options: the document's fixed parts, and zod's schemas turned into JSON Schema. */
+function generatorOptions(publicUrl: string) {
+  return {
     openapi: {
       openapi: '3.1.0',
       info: {
@@ -197,16 +196,78 @@ export async function registerOpenApi(app: FastifyInstance, publicUrl: string): 
       servers: [{ url: publicUrl }],
       components: {
         securitySchemes: {
-          apiKey: { type: 'apiKey', in: 'header', name: 'x-api-key' },
-          bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' },
+          apiKey: { type: 'apiKey' as const, in: 'header', name: 'x-api-key' },
+          bearer: { type: 'http' as const, scheme: 'bearer', bearerFormat: 'JWT' },
         },
       },
     },
     transform: jsonSchemaTransform,
-    transformObject: (input) => finishDocument(jsonSchemaTransformObject(input) as OpenApiDocument),
+    transformObject: (input: Parameters<typeof jsonSchemaTransformObject>[0]) =>
+      finishDocument(jsonSchemaTransformObject(input) as OpenApiDocument),
+  };
+}
+
+/** A route as the generator needs it again: where it answers and what its schema says. */
+interface RouteSpec {
+  method: HTTPMethods | HTTPMethods[];
+  url: string;
+  schema: RouteOptions['schema'];
+}
+
+/**
+ * The document of `routes`, made by @fastify/swagger in a Fastify app of its own that has the same routes (their
+ * schemas, no handlers). Fastify adds a HEAD route beside each GET by itself, and the document leaves HEAD out.
+ */
+async function generateDocument(routes: readonly RouteSpec[], publicUrl: string): Promise<OpenApiDocument> {
+  const [{ default: Fastify }, { default: swagger }] = await Promise.all([
+    import('fastify'),
+    import('@fastify/swagger'),
+  ]);
+  const generator = Fastify({ logger: false });
+  // Nothing is validated or serialized here: the schemas only describe.
+  generator.setValidatorCompiler(() => () => true);
+  generator.setSerializerCompiler(() => (data) => JSON.stringify(data));
+  await generator.register(swagger, generatorOptions(publicUrl));
+  const answer = async () => null;
+  for (const route of routes) {
+    const methods = (Array.isArray(route.method) ? route.method : [route.method]).filter(
+      (method) => method !== 'HEAD',
+    );
+    if (methods.length === 0) continue;
+    generator.route({
+      method: methods,
+      url: route.url,
+      ...(route.schema === undefined ? {} : { schema: route.schema }),
+      handler: answer,
+    });
+  }
+  await generator.ready();
+  const document = generator.swagger() as unknown as OpenApiDocument;
+  await generator.close();
+  return document;
+}
+
+/**
+ * GET /v1/openapi.json and /docs. The document comes from the same zod schemas that validate requests, and is made
+ * on the first request for it, not at start: @fastify/swagger with YAML and the schema resolver is some 400 KB of
+ * code to load and set up before the program could be ready, for a document few requests ever ask for. Until then
+ * this app only notes each route as it is added (so this runs before any route is).
+ */
+export async function registerOpenApi(app: FastifyInstance, publicUrl: string): Promise<void> {
+  const routes: RouteSpec[] = [];
+  app.addHook('onRoute', (route) => {
+    routes.push({ method: route.method, url: route.url, schema: route.schema });
   });
-  app.get('/v1/openapi.json', { schema: { hide: true } }, async () => app.swagger());
-  registerDocs(app);
+  let document: Promise<OpenApiDocument> | undefined;
+  const documentOnce = (): Promise<OpenApiDocument> => {
+    document ??= generateDocument(routes, publicUrl).catch((error: unknown) => {
+      document = undefined; // the next request tries again
+      throw error;
+    });
+    return document;
+  };
+  app.get('/v1/openapi.json', { schema: { hide: true } }, () => documentOnce());
+  registerDocs(app, documentOnce);
 }
 
 /**
@@ -236,18 +297,22 @@ const notForwarded = new Set(['content-length', 'connection', 'transfer-encoding
  * @fastify/static and YAML) takes some 200 ms, which every start of the program would otherwise pay before it is
  * ready, for a page that few requests ever open. Its 404s become this app's, so they keep the one error shape.
  */
-function registerDocs(app: FastifyInstance): void {
+function registerDocs(app: FastifyInstance, documentOf: () => Promise<OpenApiDocument>): void {
   let docsApp: Promise<FastifyInstance> | undefined;
   const build = async (): Promise<FastifyInstance> => {
-    const [{ default: Fastify }, { default: swaggerUi }] = await Promise.all([
+    const [{ default: Fastify }, { default: swagger }, { default: swaggerUi }, document] = await Promise.all([
       import('fastify'),
+      import('@fastify/swagger'),
       import('@fastify/swagger-ui'),
+      documentOf(),
     ]);
     const docs = Fastify({ logger: false });
     // Swagger UI reads the document from @fastify/swagger: here in static mode, given this app's whole document (its
     // types stop at OpenAPI 3.0, but a static document is served as it is).
-    const document = app.swagger() as OpenAPIV3.Document;
-    await docs.register(swagger, { mode: 'static', specification: { document } });
+    await docs.register(swagger, {
+      mode: 'static',
+      specification: { document: document as unknown as OpenAPIV3.Document },
+    });
     await docs.register(swaggerUi, {
       routePrefix: '/docs',
       // No online validator badge: the page then loads nothing from another origin.
