@@ -1,6 +1,8 @@
 import { request as httpRequest } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Database } from '../src/db/database.ts';
+import type { EmbeddedClient } from '../src/db/engine-thread.ts';
 import { apiKey, createMerchant, createTestApp, type Merchant, type TestApp } from './support/harness.ts';
 
 let t: TestApp;
@@ -168,6 +170,35 @@ describe('HTTP conventions', () => {
     const ready = await t.app.inject({ method: 'GET', url: '/readyz' });
     expect(ready.statusCode).toBe(200);
     expect(ready.json().status).toBe('ready');
+  });
+
+  it("takes the embedded engine's answer of the last second as the readiness database check", async () => {
+    // A database whose queries all fail, on an engine that says when it last answered.
+    let answeredAt: number | undefined;
+    const unreachable: Database = {
+      ...t.database,
+      db: new Proxy(t.database.db, {
+        get: (target, property) =>
+          property === 'execute'
+            ? () => Promise.reject(new Error('connection lost'))
+            : Reflect.get(target, property, target),
+      }),
+      embedded: { lastAnsweredAt: () => answeredAt } as unknown as EmbeddedClient,
+    };
+    const probe = await createTestApp({ database: unreachable });
+    try {
+      const readiness = async () => {
+        const answer = await probe.app.inject({ method: 'GET', url: '/readyz' });
+        return { status: answer.statusCode, problems: answer.json().problems };
+      };
+      expect(await readiness()).toEqual({ status: 503, problems: ['database unreachable'] });
+      answeredAt = performance.now() - 5000;
+      expect(await readiness()).toEqual({ status: 503, problems: ['database unreachable'] });
+      answeredAt = performance.now();
+      expect(await readiness()).toEqual({ status: 200, problems: [] });
+    } finally {
+      await probe.close();
+    }
   });
 
   it('serves an OpenAPI 3.1 document generated from the schemas, and /docs', async () => {

@@ -88,6 +88,16 @@ describe.skipIf(process.env.DATABASE_URL !== undefined)('the embedded engine on 
     expect(order).toEqual(['transaction', 'outside']);
   });
 
+  it('notes when it last answered without an error', async () => {
+    const before = engine.lastAnsweredAt?.();
+    expect(before).toBeTypeOf('number'); // the engine has answered the set-up's statements
+    await expect(engine.query('select nonsense')).rejects.toThrow();
+    expect(engine.lastAnsweredAt?.()).toBe(before);
+    const asked = performance.now();
+    await engine.query('select 1');
+    expect(engine.lastAnsweredAt?.()).toBeGreaterThanOrEqual(asked);
+  });
+
   it('gives PostgreSQL errors with their fields, and stays usable', async () => {
     const error = await engine.query(`insert into thread_probe values ('committed', now())`).catch((e) => e);
     expect(error).toBeInstanceOf(Error);
@@ -114,11 +124,14 @@ describe.skipIf(process.env.DATABASE_URL !== undefined)('the embedded engine on 
     const broken = startEmbeddedEngine(foreign);
     await expect(broken.ready).rejects.toThrow();
     await expect(broken.query('select 1')).rejects.toThrow();
+    expect(broken.lastAnsweredAt?.()).toBeUndefined();
     await broken.close();
 
     const other = startEmbeddedEngine(join(dataDir, 'other'));
     await other.ready;
+    await other.query('select 1');
     await other.close();
     await expect(other.query('select 1')).rejects.toThrow('closed');
+    expect(other.lastAnsweredAt?.()).toBeUndefined();
   }, 60_000);
 });

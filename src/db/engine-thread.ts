@@ -12,6 +12,11 @@ export interface EmbeddedClient extends EmbeddedQueryable {
   /** LISTEN on `channel`; resolves to the function that stops it. */
   listen(channel: string, callback: (payload: string) => void): Promise<() => Promise<void>>;
   close(): Promise<void>;
+  /**
+   * When (performance.now()) the engine last answered an operation without an error; undefined before it has. The
+   * engine thread keeps it; a PGlite of the caller's own thread has none.
+   */
+  lastAnsweredAt?(): number | undefined;
 }
 
 export interface EngineThread extends EmbeddedClient {
@@ -57,6 +62,7 @@ export function startEngineThread(setup: {
   const pending = new Map<number, { resolve(value: unknown): void; reject(error: Error): void }>();
   const listeners = new Map<string, Set<(payload: string) => void>>();
   let stopped: Error | undefined;
+  let lastAnswered: number | undefined;
 
   let isOpen = false;
   let opened: () => void = () => {};
@@ -84,7 +90,10 @@ export function startEngineThread(setup: {
       const waiter = pending.get(reply.id);
       pending.delete(reply.id);
       if ('error' in reply) waiter?.reject(toError(reply.error));
-      else waiter?.resolve(reply.result);
+      else {
+        lastAnswered = performance.now();
+        waiter?.resolve(reply.result);
+      }
     } else if ('channel' in reply) {
       for (const callback of listeners.get(reply.channel) ?? []) callback(reply.payload);
     } else if ('ready' in reply) {
@@ -113,6 +122,7 @@ export function startEngineThread(setup: {
 
   return {
     ready,
+    lastAnsweredAt: () => (stopped === undefined ? lastAnswered : undefined),
     query: queryOn(undefined),
     async transaction(callback) {
       const tx = (await call({ op: 'begin' })) as number;
