@@ -1,4 +1,5 @@
 import type { Transfer } from '../adapter.ts';
+import { keccak256Short } from './keccak.ts';
 
 /**
  * The pure part of finding deposits in an EVM block: which transactions pay a watched address directly, which calls
@@ -93,7 +94,8 @@ const toBig = (hex: string | undefined): bigint =>
 export function nativeCandidates(block: RpcBlock, watched: ReadonlySet<string>, asset: string): Found[] {
   const out: Found[] = [];
   for (const tx of block.transactions) {
-    if (tx.to === null) continue;
+    // Most transactions of a real block are contract calls moving no ether: skipped before the address lookup.
+    if (tx.to === null || tx.value === '0x0') continue;
     const key = tx.to.toLowerCase();
     if (!watched.has(key)) continue;
     const amount = toBig(tx.value);
@@ -126,30 +128,38 @@ export function internalFromCallTrace(
 ): Found[] {
   const out: Found[] = [];
   if (root.error !== undefined) return out;
-  let k = 0;
-  const walk = (frames: CallFrame[] | undefined): void => {
-    for (const frame of frames ?? []) {
-      const position = k;
-      k += 1;
-      if (frame.error !== undefined) {
-        // Reverted: its value and its children's never moved. Children still take positions so indices stay stable.
-        k += countFrames(frame.calls);
-        continue;
-      }
-      const amount = toBig(frame.value);
-      if (
-        VALUE_FRAMES.has(frame.type.toUpperCase()) &&
-        frame.to !== undefined &&
-        amount > 0n &&
-        watched.has(frame.to.toLowerCase())
-      ) {
-        out.push({ txHash, outputIndex: internalIndex(position), to: frame.to, asset, amount, txIndex });
-      }
-      walk(frame.calls);
-    }
-  };
-  walk(root.calls);
+  walkCalls(root.calls, 0, { txHash, txIndex, watched, asset, out });
   return out;
+}
+
+/** Depth-first over `frames`, the first at position `k`; returns the position after the last frame below them. */
+function walkCalls(
+  frames: CallFrame[] | undefined,
+  k: number,
+  tx: { txHash: string; txIndex: number; watched: ReadonlySet<string>; asset: string; out: Found[] },
+): number {
+  if (frames === undefined) return k;
+  for (const frame of frames) {
+    const position = k;
+    k += 1;
+    if (frame.error !== undefined) {
+      // Reverted: its value and its children's never moved. Children still take positions so indices stay stable.
+      k += countFrames(frame.calls);
+      continue;
+    }
+    const amount = toBig(frame.value);
+    if (
+      VALUE_FRAMES.has(frame.type.toUpperCase()) &&
+      frame.to !== undefined &&
+      amount > 0n &&
+      tx.watched.has(frame.to.toLowerCase())
+    ) {
+      const { txHash, txIndex, asset } = tx;
+      tx.out.push({ txHash, outputIndex: internalIndex(position), to: frame.to, asset, amount, txIndex });
+    }
+    k = walkCalls(frame.calls, k, tx);
+  }
+  return k;
 }
 
 function countFrames(frames: CallFrame[] | undefined): number {
@@ -241,11 +251,14 @@ export function tokenTransfers(
   assetByContract: ReadonlyMap<string, string>,
 ): Found[] {
   const out: Found[] = [];
+  const blockKey = blockHash.toLowerCase();
   for (const log of logs) {
     if (log.removed === true) continue;
-    if (log.blockHash.toLowerCase() !== blockHash.toLowerCase()) continue;
-    if (log.topics.length !== 3 || log.topics[0]?.toLowerCase() !== TRANSFER_TOPIC) continue; // ERC-721 has 4
-    const asset = assetByContract.get(log.address.toLowerCase());
+    if (log.blockHash !== blockHash && log.blockHash.toLowerCase() !== blockKey) continue;
+    const topic = log.topics[0];
+    if (log.topics.length !== 3 || topic === undefined) continue; // ERC-721 has 4
+    if (topic !== TRANSFER_TOPIC && topic.toLowerCase() !== TRANSFER_TOPIC) continue;
+    const asset = assetByContract.get(log.address) ?? assetByContract.get(log.address.toLowerCase());
     if (asset === undefined) continue;
     const toTopic = log.topics[2];
     if (toTopic === undefined) continue;
@@ -261,6 +274,32 @@ export function tokenTransfers(
       amount,
       txIndex: Number(log.transactionIndex),
     });
+  }
+  return out;
+}
+
+const HEX_ADDRESS = /^0x[0-9a-f]{40}$/;
+/** The 40 hex digits of the address being checksummed, as ASCII bytes (reused: `checksumAddress` is synchronous). */
+const digits = new Uint8Array(40);
+
+/**
+ * The EIP-55 form of an address (any case in, mixed case out): a letter digit is upper-case when the matching nibble
+ * of keccak256 of the lower-case hex digits (as ASCII) is 8 or more. What viem's `getAddress` gives, at a fraction of
+ * its cost (its hash, string splitting and cache bookkeeping were most of a scan's own time: this runs for every
+ * transfer found).
+ * Throws on anything but 0x and 40 hex digits.
+ */
+export function checksumAddress(address: string): string {
+  const lower = address.toLowerCase();
+  if (!HEX_ADDRESS.test(lower)) throw new Error(`Address "${address}" is invalid`);
+  for (let i = 0; i < 40; i++) digits[i] = lower.charCodeAt(i + 2);
+  const hash = keccak256Short(digits);
+  let out = '0x';
+  for (let i = 0; i < 40; i++) {
+    const code = digits[i] ?? 0;
+    const nibble = i % 2 === 0 ? (hash[i >> 1] ?? 0) >> 4 : (hash[i >> 1] ?? 0) & 15;
+    // 'a'..'f' are 97..102; upper-case is 32 below.
+    out += String.fromCharCode(code >= 97 && nibble >= 8 ? code - 32 : code);
   }
   return out;
 }

@@ -1,6 +1,5 @@
 import { keccak_256 } from '@noble/hashes/sha3.js';
 import type { Logger } from 'pino';
-import { getAddress } from 'viem';
 import type { BlockRef, ChainAdapter, Transfer } from '../adapter.ts';
 import { type ChainInfo, contractOf } from '../registry.ts';
 import { type EvmNode, hex } from './node.ts';
@@ -9,6 +8,7 @@ import {
   addressTopic,
   bloomMayContain,
   type CallFrame,
+  checksumAddress,
   type Found,
   inBlockOrder,
   internalFromCallTrace,
@@ -218,11 +218,12 @@ export function createEvmTransfers(deps: {
       const receipts = await Promise.all(hashes.map((h) => node.receipt(h)));
       const ok = new Set<string>();
       const byHash = new Map<string, RpcReceipt>();
+      const blockKey = block.hash.toLowerCase();
       receipts.forEach((r, i) => {
         const h = hashes[i];
         if (r === null || h === undefined)
           throw new Error(`Receipt of ${h} missing; block ${ref.number} rescanned`);
-        if (r.blockHash.toLowerCase() !== block.hash.toLowerCase()) {
+        if (r.blockHash !== block.hash && r.blockHash.toLowerCase() !== blockKey) {
           throw new Error(
             `Receipt of ${h} is in another block than ${block.hash}; rescanning after the reorg`,
           );
@@ -231,13 +232,13 @@ export function createEvmTransfers(deps: {
         if (r.status === '0x1') ok.add(h);
       });
       // Gas top-ups from our own gas wallet are not payments.
-      const fromOf = new Map(block.transactions.map((tx) => [tx.hash, tx.from.toLowerCase()]));
+      const fromOf = new Map(block.transactions.map((tx) => [tx.hash, tx.from]));
       const gasFrom = deps.gasAddress.toLowerCase();
       const found = [
         ...ether.filter(
           (f) =>
             ok.has(f.txHash) &&
-            !(f.outputIndex === NATIVE_TOP_LEVEL_INDEX && fromOf.get(f.txHash) === gasFrom),
+            !(f.outputIndex === NATIVE_TOP_LEVEL_INDEX && fromOf.get(f.txHash)?.toLowerCase() === gasFrom),
         ),
         ...tokenTransfers(logs, block.hash, watched, assetByContract),
       ];
@@ -255,10 +256,15 @@ export function createEvmTransfers(deps: {
         found.push(...(await reconciler.reconcile(ref, watched)));
       }
       // EIP-55 form whatever the node or a log topic gave (traces and topics are lower-case).
-      return inBlockOrder(found).map(({ txIndex: _txIndex, ...transfer }) => ({
-        ...transfer,
-        to: getAddress(transfer.to),
-      }));
+      return inBlockOrder(found).map(
+        (f): Transfer => ({
+          txHash: f.txHash,
+          outputIndex: f.outputIndex,
+          to: checksumAddress(f.to),
+          asset: f.asset,
+          amount: f.amount,
+        }),
+      );
     },
 
     async recheck(deposits) {
