@@ -45,6 +45,8 @@ export async function runProgram({ role, config, logger, engine }: ProgramOption
     role === 'serve' || role === 'api'
       ? await buildApp({ config, database, services, logger, readinessChecks, metrics })
       : undefined;
+  // Fastify's own start-up work (onReady hooks, what plugins left for ready) is done while the engine may still open.
+  await app?.ready();
   await migrated;
   if (app !== undefined) {
     await app.listen({ port: config.port, host: config.host });
