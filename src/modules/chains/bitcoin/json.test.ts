@@ -68,3 +68,11 @@ describe('coinsToBaseUnits', () => {
     expect(coinsToBaseUnits('0.1') + coinsToBaseUnits('0.2')).toBe(coinsToBaseUnits('0.3'));
   });
 });
+
+describe('parseJsonKeepingDecimals with numbers JSON does not allow', () => {
+  it('leaves them for JSON.parse to refuse instead of quoting them', () => {
+    for (const bad of ['1.', '0.5e', '1e+', '-.5', '1.2.3', '1-2', '01.5', '--1.5']) {
+      expect(() => parseJsonKeepingDecimals(`{"value":${bad}}`), bad).toThrow(SyntaxError);
+    }
+  });
+});

@@ -6,6 +6,9 @@
  *
  * Why not JSON.parse's reviver with the source text: `context.source` is not in Node 20.
  */
+/** A JSON number, whole. */
+const JSON_NUMBER = /^-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?$/;
+
 /**
  * One pass over the text: a string is skipped in one jump to its closing quote (indexOf, native: a block's text is
  * mostly long hex strings), and a number with a fraction or an exponent outside strings is put in quotes. A regex
@@ -34,7 +37,8 @@ export function parseJsonKeepingDecimals(text: string): unknown {
         if (d === 46 /* . */ || d === 101 /* e */ || d === 69 /* E */) decimal = true;
         else if (d !== 43 /* + */ && d !== 45 /* - */) break;
       }
-      if (decimal) {
+      // Only a number JSON allows is quoted: anything else ("1.", "0.5e", "1-2") is left for JSON.parse to refuse.
+      if (decimal && JSON_NUMBER.test(text.slice(start, i))) {
         parts.push(text.slice(copied, start), '"', text.slice(start, i), '"');
         copied = i;
       }
@@ -45,29 +49,6 @@ export function parseJsonKeepingDecimals(text: string): unknown {
   if (parts.length === 0) return JSON.parse(text);
   parts.push(text.slice(copied));
   return JSON.parse(parts.join(''));
-}
-
-/**
- * Where the JSON object or array starting at `start` ends (the index after its closing bracket), or -1 if it does not
- * close: brackets are counted outside strings, and strings are jumped over as in parseJsonKeepingDecimals.
- */
-export function jsonValueEnd(text: string, start: number): number {
-  let depth = 0;
-  for (let i = start; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (c === 34 /* " */) {
-      let end = text.indexOf('"', i + 1);
-      while (end !== -1 && escaped(text, end)) end = text.indexOf('"', end + 1);
-      if (end === -1) return -1;
-      i = end;
-    } else if (c === 123 /* { */ || c === 91 /* [ */) {
-      depth += 1;
-    } else if (c === 125 /* } */ || c === 93 /* ] */) {
-      depth -= 1;
-      if (depth === 0) return i + 1;
-    }
-  }
-  return -1;
 }
 
 function escaped(text: string, quote: number): boolean {

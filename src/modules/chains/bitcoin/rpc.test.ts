@@ -148,6 +148,41 @@ describe('createBitcoinRpc without a node', () => {
     await rpc.close();
     await closeServer(node.server);
   });
+
+  it('hands back a result object unparsed in callText, and checks any other answer as call does', async () => {
+    // Not JSON after the result's first brace: callText does not read it (its caller does).
+    const block = '{"result":{"tx":[{"value":0.1}]},"error":null,"id":1} not parsed here';
+    const node = await fakeNode({ status: 200, body: block });
+    const rpc = createBitcoinRpc({ urls: [node.url], timeoutMs: 1000, retries: 1, logger });
+    expect(await rpc.callText('getblock', ['h', 2])).toBe(block);
+    await rpc.close();
+    await closeServer(node.server);
+
+    const other = '{"id":1,"error":null,"result":{"tx":[]}}';
+    const reordered = await fakeNode({ status: 200, body: other });
+    const rpc2 = createBitcoinRpc({ urls: [reordered.url], timeoutMs: 1000, retries: 1, logger });
+    expect(await rpc2.callText('getblock', ['h', 2])).toBe(other);
+    await rpc2.close();
+    await closeServer(reordered.server);
+
+    const missing = await fakeNode({
+      status: 404,
+      body: '{"result":null,"error":{"code":-5,"message":"Block not found"},"id":1}',
+    });
+    const rpc3 = createBitcoinRpc({ urls: [missing.url], timeoutMs: 1000, retries: 1, logger });
+    await expect(rpc3.callText('getblock', ['h', 2])).rejects.toMatchObject({
+      name: 'BitcoinRpcError',
+      code: -5,
+    });
+    await rpc3.close();
+    await closeServer(missing.server);
+
+    const junk = await fakeNode({ status: 200, body: '{"result":' });
+    const rpc4 = createBitcoinRpc({ urls: [junk.url], timeoutMs: 1000, retries: 1, logger, sleep: noSleep });
+    await expect(rpc4.callText('getblock', ['h', 2])).rejects.toMatchObject({ kind: 'malformed' });
+    await rpc4.close();
+    await closeServer(junk.server);
+  });
 });
 
 describe.skipIf(!runLitecoindTests)('createBitcoinRpc against litecoind regtest', () => {

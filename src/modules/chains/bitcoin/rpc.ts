@@ -50,11 +50,12 @@ export interface BitcoinRpc {
    */
   callExact<T>(method: string, params?: readonly unknown[]): Promise<T>;
   /**
-   * A call read with JSON.parse that also hands back the answer's text: for a big answer of which only a few amounts
-   * matter (a block), which the caller reads exactly from the text (scan.ts). Its decimal numbers are floats: never
-   * read them.
+   * A call whose answer is handed back as its whole text (`{"result":…,"error":null,"id":…}`), for a big answer the
+   * caller reads itself (a block: scan.ts). An answer that starts `{"result":{` (the node writes `result` first and
+   * null when there is an error) is handed back unparsed: the caller checks the rest (its `error` is null, it is JSON).
+   * Any other answer goes through `call`'s checks first (the node's error thrown, warm-up retried, non-JSON refused).
    */
-  callWithText<T>(method: string, params?: readonly unknown[]): Promise<{ result: T; text: string }>;
+  callText(method: string, params?: readonly unknown[]): Promise<string>;
   health(): NodeHealth;
   close(): Promise<void>;
 }
@@ -88,6 +89,9 @@ function errorOf(answer: Answer): { code: number; message: string } | null {
     message: typeof answer.error.message === 'string' ? answer.error.message : 'unknown error',
   };
 }
+
+/** How an answer is read: JSON.parse, with exact decimals (json.ts), or not at all (its text, for callText). */
+type Read = 'plain' | 'exact' | 'text';
 
 /** Bitcoin Core's RPC_IN_WARMUP: the node is up but still loading; ask again later, or another node. */
 const RPC_IN_WARMUP = -28;
@@ -176,12 +180,14 @@ export function createBitcoinRpc(options: BitcoinRpcOptions): BitcoinRpc {
   async function ask(
     endpoint: Endpoint,
     body: string,
-    exact: boolean,
+    read: Read,
   ): Promise<{ answer: Answer; text: string }> {
     const { status, text } = await post(endpoint, body);
+    // A result object, so no error (see callText): the caller reads the text.
+    if (read === 'text' && text.startsWith('{"result":{')) return { answer: {}, text };
     let answer: Answer;
     try {
-      answer = (exact ? parseJsonKeepingDecimals(text) : JSON.parse(text)) as Answer;
+      answer = (read === 'exact' ? parseJsonKeepingDecimals(text) : JSON.parse(text)) as Answer;
     } catch {
       throw new BitcoinRpcTransportError('malformed', `HTTP ${status}: an answer that is not JSON`, status);
     }
@@ -204,11 +210,11 @@ export function createBitcoinRpc(options: BitcoinRpcOptions): BitcoinRpc {
   async function request<T>(
     method: string,
     params: readonly unknown[],
-    exact: boolean,
+    read: Read,
   ): Promise<{ result: T; text: string }> {
     nextId += 1;
     const body = JSON.stringify({ jsonrpc: '1.0', id: nextId, method, params });
-    const { answer, text } = await failover.run({ method }, (endpoint) => ask(endpoint, body, exact));
+    const { answer, text } = await failover.run({ method }, (endpoint) => ask(endpoint, body, read));
     const error = errorOf(answer);
     // The node's own answer to this call (unknown block, bad parameter): thrown at once, never retried elsewhere.
     if (error !== null) throw new BitcoinRpcError(method, error.code, error.message);
@@ -217,12 +223,14 @@ export function createBitcoinRpc(options: BitcoinRpcOptions): BitcoinRpc {
 
   return {
     async call<T>(method: string, params: readonly unknown[] = []) {
-      return (await request<T>(method, params, false)).result;
+      return (await request<T>(method, params, 'plain')).result;
     },
     async callExact<T>(method: string, params: readonly unknown[] = []) {
-      return (await request<T>(method, params, true)).result;
+      return (await request<T>(method, params, 'exact')).result;
     },
-    callWithText: (method, params = []) => request(method, params, false),
+    async callText(method: string, params: readonly unknown[] = []) {
+      return (await request(method, params, 'text')).text;
+    },
     health: failover.health,
     close: () => closeEndpoints(endpoints),
   };

@@ -9,14 +9,15 @@ import {
 } from '../../../../test/support/litecoind.ts';
 import { parseJsonKeepingDecimals } from './json.ts';
 import { BITCOIN_NETWORKS, p2wpkhScript, scriptToAddress } from './network.ts';
-import { createBitcoinRpc } from './rpc.ts';
+import { BitcoinRpcError, BitcoinRpcTransportError, createBitcoinRpc } from './rpc.ts';
 import {
   blockTransfers,
-  blockTransfersFromText,
+  blockTransfersFromAnswer,
   createMempoolWatcher,
   fetchBlockTransfers,
   type RpcBlock,
   type UtxoTransfer,
+  walkBlockAnswer,
 } from './scan.ts';
 
 const A = `0014${'aa'.repeat(20)}`;
@@ -55,7 +56,7 @@ describe('blockTransfers', () => {
   });
 });
 
-describe('blockTransfersFromText (plain parse, exact re-read of the paying transactions only)', () => {
+describe('blockTransfersFromAnswer (the answer text walked, exact amounts of the watched outputs)', () => {
   const watched = new Set([A, B]);
   const out = (value: string, n: number, script: string) =>
     `{"value":${value},"n":${n},"scriptPubKey":{"asm":"0 x","hex":"${script}","type":"witness_v0_keyhash"}}`;
@@ -64,8 +65,8 @@ describe('blockTransfersFromText (plain parse, exact re-read of the paying trans
   /** As Bitcoin Core writes it: compact, amounts as decimal numbers. */
   const compact = (txs: string[]) =>
     `{"result":{"hash":"h","height":7,"tx":[${txs.join(',')}],"time":1,"difficulty":4.656542373906925e-10},"error":null,"id":1}`;
-  const read = (text: string) =>
-    blockTransfersFromText((JSON.parse(text) as { result: never }).result, text, watched);
+  const read = (text: string) => blockTransfersFromAnswer(text, watched);
+  /** The general reading: the whole answer parsed with exact decimals. */
   const exactly = (text: string) =>
     blockTransfers((parseJsonKeepingDecimals(text) as { result: RpcBlock }).result, watched);
 
@@ -78,36 +79,249 @@ describe('blockTransfersFromText (plain parse, exact re-read of the paying trans
       out('1.10000000', 2, C),
       out('0.00000001', 3, B),
     ]),
-    // Spends t1 (a block lists a transaction before its spenders) and pays B again.
     tx('t2', '{"txid":"t1","vout":2}', [out('0.30000000', 0, C), out('20999999.99999999', 1, B)]),
   ];
 
-  it('gives the exact reading of the whole block, in block order', () => {
+  it('gives the exact reading of the whole block, in block order, coinbase marked', () => {
     const text = compact(txs);
     expect(read(text)).toEqual(exactly(text));
-    expect(read(text).map((t) => t.value)).toEqual([
-      5_000_000_000n,
-      29_000_000n,
-      57_000_000n,
-      1n,
-      2_099_999_999_999_999n,
+    expect(read(text)).toEqual([
+      { txid: 'cb', vout: 0, script: A, value: 5_000_000_000n, coinbase: true },
+      { txid: 't1', vout: 0, script: A, value: 29_000_000n, coinbase: false },
+      { txid: 't1', vout: 1, script: A, value: 57_000_000n, coinbase: false },
+      { txid: 't1', vout: 3, script: B, value: 1n, coinbase: false },
+      { txid: 't2', vout: 1, script: B, value: 2_099_999_999_999_999n, coinbase: false },
     ]);
+    expect(read(compact([]))).toEqual([]);
+    expect(read(compact(txs))).toEqual(read(compact(txs)));
   });
 
-  it('falls back to the exact reading of the whole block when a transaction text does not match its outline', () => {
-    // An input naming t1 before t1 itself (no valid block does this): the first "{"txid":"t1"" is that input.
-    const early = [
-      txs[0],
-      tx('t0', '{"txid":"t1","vout":5}', [out('0.1', 0, C)]),
-      txs[2],
-      txs[3],
-    ] as string[];
-    expect(read(compact(early))).toEqual(exactly(compact(early)));
-    expect(read(compact(early))).toHaveLength(5);
-    // Written with a space after each colon: no "{"txid":"…" to find.
-    const spaced = compact(txs).replace(/":/g, '": ');
-    expect(spaced).toContain('{"txid": "t1"');
-    expect(read(spaced)).toEqual(exactly(compact(txs)));
+  it('reads amounts exactly: exponents, negatives, 8 decimals, beyond 2^53, integers', () => {
+    const amounts = ['1e-8', '1.5E+2', '-0.5', '0.12345678', '92233720.36854775', '21000000', '0', '1E2'];
+    const text = compact([
+      tx(
+        'x',
+        '{"txid":"p","vout":0}',
+        amounts.map((value, n) => out(value, n, A)),
+      ),
+    ]);
+    expect(read(text).map((t) => t.value)).toEqual([
+      1n,
+      15_000_000_000n,
+      -50_000_000n,
+      12_345_678n,
+      // 2^53 is 9,007,199,254,740,992: a float could not hold this one.
+      9_223_372_036_854_775n,
+      2_100_000_000_000_000n,
+      0n,
+      10_000_000_000n,
+    ]);
+    // More than 8 decimals is refused, never rounded.
+    expect(() => read(compact([tx('x', '{"txid":"p","vout":0}', [out('0.000000001', 0, A)])]))).toThrow(
+      /decimals/,
+    );
+  });
+
+  it('is not misled by strings holding digits, brackets, keys or escaped quotes', () => {
+    // With escaped quotes (a backslash in the text: the general reading), strings that look like fields.
+    const tricky = compact([
+      `{"txid":"t9","hash":"1.5e3,]}{[","vin":[{"txid":"p","vout":0,"note":"\\"vout\\":[{"}],` +
+        `"vout":[{"value":0.25000000,"n":0,"scriptPubKey":{"asm":"0 {\\"hex\\":\\"${A}\\"}",` +
+        `"hex":"${C}"}},{"n":1,"scriptPubKey":{"hex":"${A}","asm":"\\"value\\":9"},"value":0.75}]}`,
+    ]);
+    expect(tricky).toContain('\\"');
+    expect(read(tricky)).toEqual(exactly(tricky));
+    expect(read(tricky)).toEqual([{ txid: 't9', vout: 1, script: A, value: 75_000_000n, coinbase: false }]);
+    // Without a backslash (the walk): digits, exponents and JSON punctuation inside strings.
+    const plain = compact([
+      `{"txid":"t8","hash":"1.5e3,]}{[ 'vout':[{","vin":[{"txid":"p","vout":0,"x":"{'value':9,'n':0}"}],` +
+        `"vout":[{"value":0.5,"n":0,"scriptPubKey":{"asm":"0 ${A} -2.5E-3","hex":"${B}"}}]}`,
+    ]);
+    expect(plain).not.toContain('\\');
+    expect(read(plain)).toEqual(exactly(plain));
+    expect(read(plain)).toEqual([{ txid: 't8', vout: 0, script: B, value: 50_000_000n, coinbase: false }]);
+  });
+
+  it('reads other layouts the same: whitespace, fields in another order, repeated fields, odd shapes', () => {
+    const text = compact(txs);
+    expect(
+      read(JSON.stringify(JSON.parse(text), null, 2).replace(/"value": (\S+?),/g, '"value": $1,')),
+    ).toEqual(
+      // Pretty-printed by JSON.stringify: the amounts are floats there, so compare the scripts and outpoints only.
+      exactly(JSON.stringify(JSON.parse(text), null, 2)),
+    );
+    const spaced = text.replace(/":/g, '" : ').replace(/,"/g, ' ,\n "');
+    expect(read(spaced)).toEqual(exactly(text));
+    // Output fields after the script, the txid after the outputs, the envelope's error before its result.
+    const reordered = `{"error":null,"id":1,"result":{"tx":[{"vout":[{"scriptPubKey":{"hex":"${B}"},"n":4,"value":0.00000002}],"vin":[{"coinbase":"00"},{"txid":"q","vout":1}],"txid":"r"}]}}`;
+    expect(read(reordered)).toEqual([{ txid: 'r', vout: 4, script: B, value: 2n, coinbase: false }]);
+    expect(read(reordered)).toEqual(exactly(reordered));
+    // A repeated field: JSON.parse keeps the last one, and so does the reading.
+    const repeated = compact([
+      `{"txid":"a","txid":"b","vin":[],"vout":[{"value":1,"value":2,"n":0,"scriptPubKey":{"hex":"${C}","hex":"${A}"}}]}`,
+    ]);
+    expect(read(repeated)).toEqual([{ txid: 'b', vout: 0, script: A, value: 200_000_000n, coinbase: false }]);
+    // An index or amount written otherwise (a fraction, a string) is read as the general reading reads it.
+    const odd = compact([
+      `{"txid":"o","vin":[],"vout":[{"value":"0.1","n":0,"scriptPubKey":{"hex":"${A}"}},{"value":0.2,"n":1.0,"scriptPubKey":{"hex":"${B}"}}]}`,
+    ]);
+    expect(read(odd)).toEqual(exactly(odd));
+    expect(read(odd).map((t) => t.value)).toEqual([10_000_000n, 20_000_000n]);
+  });
+
+  it("throws the node's error, and refuses what is not JSON", () => {
+    expect(() => read('{"result":{"tx":[]},"error":{"code":-5,"message":"Block not found"},"id":1}')).toThrow(
+      BitcoinRpcError,
+    );
+    expect(() => read('{"result":null,"error":null,"id":1}')).toThrow(/no block/);
+    for (const broken of [
+      compact(txs).slice(0, -1),
+      compact(txs).replace('"n":1', '"n":01'),
+      compact(txs).replace('"n":1', '"n":1.'),
+      compact(txs).replace('"value":0.57000000', '"value":.57'),
+      compact(txs).replace('"value":0.57000000', '"value":0.57e'),
+      compact(txs).replace('"value":0.57000000', '"value":+0.57'),
+      compact(txs).replace('"fee":', '"fee"'),
+      compact(txs).replace(',"hex":"02ab"', '"hex":"02ab"'),
+      compact(txs).replace('"error":null', '"error":nul'),
+      compact(txs).replace('"height":7', '"height":tru'),
+      `${compact(txs)} x`,
+      compact(txs).replace('"time":1', '"time":1,'),
+      compact(txs).replace('"asm":"0 x"', '"asm":"0 x'),
+    ]) {
+      expect(() => JSON.parse(broken)).toThrow(SyntaxError);
+      expect(() => read(broken)).toThrow(BitcoinRpcTransportError);
+      expect(() => read(broken)).toThrow(/not JSON/);
+    }
+  });
+});
+
+describe('walkBlockAnswer (the walk itself: null where the general reading must decide)', () => {
+  const watched = new Set([A]);
+  /** A block answer with `value` where the walk only checks and passes over it. */
+  const around = (value: string) => `{"result":{"height":7,"x":${value},"tx":[]},"error":null,"id":1}`;
+
+  it('passes over any JSON value: strings with digits and brackets, exponents, negatives, big numbers, nesting', () => {
+    const values = [
+      '"0014ab"',
+      '"1.5e3,]}{[:"',
+      '1e-8',
+      '-0.5',
+      '0.12345678',
+      '9007199254740993',
+      '-0',
+      '1.5E+2',
+      '2e-0',
+      '{"a":[1,{},[]],"b":{"c":null}}',
+      '[]',
+      '{}',
+      'true',
+      'false',
+      'null',
+      ' [ 1 , "x" , { "k" : [ ] } ] ',
+    ];
+    for (const value of values) {
+      expect(() => JSON.parse(around(value)), value).not.toThrow();
+      expect(walkBlockAnswer(around(value), watched), value).toEqual([]);
+    }
+  });
+
+  it('refuses what JSON.parse refuses (numbers, literals, commas, colons, brackets, trailing text)', () => {
+    const bad = [
+      '01',
+      '1.',
+      '.5',
+      '-',
+      '1e',
+      '+1',
+      '1e+',
+      '1.5.5',
+      'tru',
+      'nul',
+      '[1,]',
+      '[,1]',
+      '[1 2]',
+      '{"a" 1}',
+      '{"a":1,}',
+      '{a:1}',
+      '[1}',
+      '{"a":1]',
+      '"open',
+      '',
+    ];
+    for (const value of bad) {
+      expect(() => JSON.parse(around(value)), value).toThrow(SyntaxError);
+      expect(walkBlockAnswer(around(value), watched), value).toBeNull();
+    }
+    for (const text of [
+      `${around('1')} x`,
+      around('1').slice(0, -1),
+      '',
+      around('1').replace('{"result"', '{result'),
+    ]) {
+      expect(() => JSON.parse(text), text).toThrow(SyntaxError);
+      expect(walkBlockAnswer(text, watched), text).toBeNull();
+    }
+  });
+
+  it('leaves other shapes to the general reading: an error, no block, repeated fields, other types', () => {
+    const out = `{"value":0.1,"n":0,"scriptPubKey":{"hex":"${A}"}}`;
+    const tx = (body: string) => `{"result":{"tx":[${body}]},"error":null}`;
+    for (const text of [
+      '{"result":null,"error":{"code":-5,"message":"Block not found"},"id":1}',
+      '{"result":{"tx":[]},"error":{"code":-5}}',
+      '{"result":{"tx":[]},"error":null,"error":null}',
+      '{"result":{"tx":[]},"result":{"tx":[]}}',
+      '{"result":{"height":1}}',
+      '{"error":null}',
+      '[{"result":{"tx":[]}}]',
+      '[]',
+      '"x"',
+      '{"result":{"tx":[],"tx":[]}}',
+      tx('"t"'),
+      tx(`{"vin":[],"vout":[${out}]}`),
+      tx(`{"txid":"t","vout":[${out}]}`),
+      tx('{"txid":"t","vin":[]}'),
+      tx(`{"txid":"t","txid":"u","vin":[],"vout":[${out}]}`),
+      tx(`{"txid":"t","vin":[],"vin":[],"vout":[${out}]}`),
+      tx(`{"txid":1,"vin":[],"vout":[${out}]}`),
+      tx(`{"txid":"t","vin":["x"],"vout":[${out}]}`),
+      tx(`{"txid":"t","vin":[{"coinbase":"00","coinbase":"00"}],"vout":[${out}]}`),
+      tx(`{"txid":"t","vin":[],"vout":[${out}],"vout":[]}`),
+      tx(`{"txid":"t","vin":[],"vout":[1]}`),
+      tx(`{"txid":"t","vin":[],"vout":[{"value":"0.1","n":0,"scriptPubKey":{"hex":"${A}"}}]}`),
+      tx(`{"txid":"t","vin":[],"vout":[{"value":0.1,"n":0.0,"scriptPubKey":{"hex":"${A}"}}]}`),
+      tx(`{"txid":"t","vin":[],"vout":[{"value":0.1,"n":-1,"scriptPubKey":{"hex":"${A}"}}]}`),
+      tx(`{"txid":"t","vin":[],"vout":[{"value":0.1,"n":1234567890,"scriptPubKey":{"hex":"${A}"}}]}`),
+      tx(`{"txid":"t","vin":[],"vout":[{"value":0.1,"value":0.1,"n":0,"scriptPubKey":{"hex":"${A}"}}]}`),
+      tx(`{"txid":"t","vin":[],"vout":[{"value":0.1,"scriptPubKey":{"hex":"${A}"}}]}`),
+      tx(`{"txid":"t","vin":[],"vout":[{"value":0.1,"n":0,"scriptPubKey":{"asm":""}}]}`),
+      tx(`{"txid":"t","vin":[],"vout":[{"value":0.1,"n":0,"scriptPubKey":{"hex":"${A}","hex":"${A}"}}]}`),
+      tx(`{"txid":"t","vin":[],"vout":[{"value":0.1,"n":0,"scriptPubKey":"${A}"}]}`),
+      tx(`{"txid":"t\u0001","vin":[],"vout":[${out}]}`),
+    ]) {
+      expect(walkBlockAnswer(text, watched), text).toBeNull();
+    }
+    // Nesting deeper than any block: left to JSON.parse.
+    expect(walkBlockAnswer(around(`${'['.repeat(100)}${']'.repeat(100)}`), watched)).toBeNull();
+  });
+
+  it('reads the node shape: coinbase only for a lone input with a coinbase field, any field order', () => {
+    const out = (n: number) => `{"value":0.1,"n":${n},"scriptPubKey":{"hex":"${A}"}}`;
+    const text = `{"result":{"tx":[
+      {"txid":"cb","vin":[{"coinbase":"03"}],"vout":[${out(0)}]},
+      {"txid":"two","vin":[{"coinbase":"03"},{"txid":"p","vout":0}],"vout":[${out(1)}]},
+      {"vout":[${out(2)}],"vin":[{"txid":"p","vout":0,"coinbase":null}],"txid":"late"},
+      {"txid":"none","vin":[],"vout":[]}
+    ]},"error":null}`;
+    expect(walkBlockAnswer(text, watched)).toEqual([
+      { txid: 'cb', vout: 0, script: A, value: 10_000_000n, coinbase: true },
+      { txid: 'two', vout: 1, script: A, value: 10_000_000n, coinbase: false },
+      { txid: 'late', vout: 2, script: A, value: 10_000_000n, coinbase: true },
+    ]);
+    expect(walkBlockAnswer(text, watched)).toEqual(
+      blockTransfers((parseJsonKeepingDecimals(text) as { result: RpcBlock }).result, watched),
+    );
   });
 });
 

@@ -32,4 +32,24 @@ describe('script keys', () => {
     }
     expect(keys.keyOf(spell(test, 3))).not.toBe(keys.keyOf(spell(test, 4)));
   });
+
+  it('spells a watched script back as the address it was keyed from when that is svc spelling, exactly as encoding it', () => {
+    const keys = createScriptKeys(test, [test, regtest]);
+    // P2WPKH (bech32) and a version 1 program (bech32m), keyed in svc's spelling.
+    const taproot = `5120${'ab'.repeat(32)}`;
+    for (const script of [scriptOf(5), taproot]) {
+      const address = scriptToAddress(test, script) as string;
+      expect(keys.keyOf(address)).toBe(script);
+      expect(keys.addressOf(script)).toBe(address);
+    }
+    // Keyed only in another spelling (upper case, regtest): encoded in svc's spelling, as before.
+    expect(keys.keyOf(spell(test, 6).toUpperCase())).toBe(scriptOf(6));
+    expect(keys.keyOf(spell(regtest, 7))).toBe(scriptOf(7));
+    expect(keys.addressOf(scriptOf(6))).toBe(spell(test, 6));
+    expect(keys.addressOf(scriptOf(7))).toBe(spell(test, 7));
+    // Never keyed, or not an address: encoded, or none.
+    expect(keys.addressOf(scriptOf(8))).toBe(spell(test, 8));
+    keys.keyOf(`${spell(test, 9).slice(0, -1)}q`);
+    expect(keys.addressOf(`76a914${'00'.repeat(20)}88ac`)).toBeNull();
+  });
 });

@@ -17,6 +17,8 @@ export interface ScriptKeys {
   addressOf(script: string): string | null;
 }
 
+const NOT_AN_ADDRESS = 'not-an-address:';
+
 /** Remembered decodings before the memo starts over (a full watch list is re-keyed every minute). */
 const MEMO_LIMIT = 1_000_000;
 
@@ -25,11 +27,18 @@ export function createScriptKeys(
   accepted: readonly BitcoinNetwork[] = [spelling],
 ): ScriptKeys {
   const memo = new Map<string, string>();
+  /**
+   * Script → address, for the addresses keyed that are in svc's spelling already (lower case, its prefix): a lower-case
+   * bech32 address that decodes (strictly: checksum, padding, version) is the one encoding of its script, so addressOf
+   * gives it back without encoding it again (a block's deposits, each watched: about 3 µs each otherwise).
+   */
+  const spelled = new Map<string, string>();
+  const prefix = `${spelling.hrp}1`;
   function decode(address: string): string {
     try {
       return addressToScriptOn(accepted, address);
     } catch {
-      return `not-an-address:${address}`;
+      return `${NOT_AN_ADDRESS}${address}`;
     }
   }
   return {
@@ -37,11 +46,15 @@ export function createScriptKeys(
       let key = memo.get(address);
       if (key === undefined) {
         key = decode(address);
-        if (memo.size >= MEMO_LIMIT) memo.clear();
+        if (memo.size >= MEMO_LIMIT) {
+          memo.clear();
+          spelled.clear();
+        }
         memo.set(address, key);
+        if (address.startsWith(prefix) && !key.startsWith(NOT_AN_ADDRESS)) spelled.set(key, address);
       }
       return key;
     },
-    addressOf: (script) => scriptToAddress(spelling, script),
+    addressOf: (script) => spelled.get(script) ?? scriptToAddress(spelling, script),
   };
 }
