@@ -4,6 +4,7 @@
 // Plain JavaScript, so that Node loads it as it is, beside the bundle or from the sources: a thread that had to load
 // a TypeScript loader first would spend on that the head start it exists for.
 import fs from 'node:fs';
+import v8 from 'node:v8';
 import { parentPort, workerData } from 'node:worker_threads';
 import { PGlite } from '@electric-sql/pglite';
 
@@ -15,6 +16,14 @@ const { chmodSync, fchmodSync } = fs;
 const privateMode = (mode) => (typeof mode === 'number' ? mode & 0o700 : mode);
 fs.chmodSync = (path, mode) => chmodSync(path, privateMode(mode));
 fs.fchmodSync = (fd, mode) => fchmodSync(fd, privateMode(mode));
+
+// V8 moves a WebAssembly function from its baseline code to optimized code once it has run for a budget (roughly,
+// bytes executed). Node 20's V8 (11) spends 1.8 million, the later ones (Node 22 and 24) 13 million. Opening PGlite runs
+// much of PostgreSQL's code a few times over: with the smaller budget many of its functions went to the optimizing
+// compiler during the open, some 100-200 ms of CPU on V8's background threads beside the program's own start-up, for
+// code that mostly never runs again; what stays hot is optimized either way. So Node 20 gets the later budget too (the
+// flag is the process's, set before PGlite compiles anything, and the later versions have it already).
+if (Number(process.versions.v8.split('.')[0]) < 12) v8.setFlagsFromString('--wasm-tiering-budget=13000000');
 
 const port = parentPort;
 if (port === null) throw new Error('engine-worker.mjs runs as a worker thread only');
