@@ -1,5 +1,7 @@
+import { randomBytes } from 'node:crypto';
 import { bytesToHex, hexToBytes } from '@noble/hashes/utils.js';
 import { base58 } from '@scure/base';
+import { getAddress } from 'viem';
 import { describe, expect, it } from 'vitest';
 import {
   evmAccountBytes,
@@ -27,7 +29,27 @@ describe('EVM addresses', () => {
       if (pass === 'WebAssembly loaded') expect(await fastKeccakLoaded()).toBe(true);
       eip55Examples();
       expect(bytesToHex(evmAccountBytes(hexToBytes(KEY)))).toBe(KEY_ACCOUNT);
+      // Whatever the casing given, and as viem's getAddress gives it.
+      for (let n = 0; n < 1000; n++) {
+        const address = `0x${randomBytes(20).toString('hex')}`;
+        expect(toChecksumAddress(address)).toBe(getAddress(address));
+        expect(toChecksumAddress(address.toUpperCase().replace('0X', '0x'))).toBe(getAddress(address));
+      }
     }
+  });
+
+  it('refuses to checksum what is not 20 bytes of hex', () => {
+    for (const bad of [
+      '',
+      '0x',
+      `0x${'a'.repeat(39)}`,
+      `0x${'a'.repeat(41)}`,
+      `0x${'g'.repeat(40)}`,
+      'a'.repeat(42),
+    ]) {
+      expect(() => toChecksumAddress(bad)).toThrow(/20 bytes/);
+    }
+    expect(() => toChecksumAddress(new Uint8Array(19))).toThrow(/20 bytes/);
   });
 
   function eip55Examples() {
@@ -42,6 +64,7 @@ describe('EVM addresses', () => {
       '0x27b1fdb04752bbc536007a920d24acb045561c26',
     ]) {
       expect(toChecksumAddress(address.toLowerCase())).toBe(address);
+      expect(toChecksumAddress(address.toUpperCase().replace('0X', '0x'))).toBe(address);
       for (const chain of EVM) expect(validateAddress(chain, false, address)).toBe(true);
     }
   }

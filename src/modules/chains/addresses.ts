@@ -3,7 +3,6 @@ import { keccak_256 } from '@noble/hashes/sha3.js';
 import { base58, createBase58check } from '@scure/base';
 import { Address as BtcAddress, NETWORK, TEST_NETWORK } from '@scure/btc-signer';
 import type { IHasher } from 'hash-wasm';
-import { getAddress } from 'viem';
 import { commonJsExports } from '../../lib/commonjs.ts';
 import { type ChainId, getChain } from './registry.ts';
 
@@ -81,11 +80,24 @@ function keccak256(data: Uint8Array): Uint8Array {
   return wasmKeccak.digest('binary');
 }
 
-/** EIP-55 mixed-case checksum encoding of a 20-byte address (viem's getAddress). */
+/**
+ * EIP-55 mixed-case checksum encoding of a 20-byte address (what viem's getAddress gives): a letter digit is upper-case
+ * when the matching nibble of keccak256 of the lower-case hex digits (as ASCII) is 8 or more. Runs for every address
+ * derived and for every transfer an EVM scan finds, so over the fast keccak above.
+ */
 export function toChecksumAddress(address: Uint8Array | string): string {
   const lower = typeof address === 'string' ? address.replace(/^0x/i, '').toLowerCase() : toHex(address);
   if (!/^[0-9a-f]{40}$/.test(lower)) throw new RangeError('An EVM address is 20 bytes');
-  return getAddress(`0x${lower}`);
+  const hash = keccak256(Buffer.from(lower, 'latin1'));
+  let out = '0x';
+  for (let i = 0; i < 40; i++) {
+    const code = lower.charCodeAt(i);
+    const byte = hash[i >> 1] ?? 0;
+    const nibble = i % 2 === 0 ? byte >> 4 : byte & 15;
+    // 'a'..'f' are 97..102; upper-case is 32 below.
+    out += String.fromCharCode(code >= 97 && nibble >= 8 ? code - 32 : code);
+  }
+  return out;
 }
 
 /** The 20-byte account of an uncompressed secp256k1 public key (65 bytes, 0x04 prefix): keccak256(x‖y)[12:]. */

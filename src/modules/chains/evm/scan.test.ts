@@ -1,12 +1,9 @@
-import { randomBytes } from 'node:crypto';
 import { keccak_256 } from '@noble/hashes/sha3.js';
-import { getAddress } from 'viem';
 import { describe, expect, it } from 'vitest';
 import {
   addressTopic,
   bloomMayContain,
   type CallFrame,
-  checksumAddress,
   inBlockOrder,
   internalFromCallTrace,
   internalFromParityTraces,
@@ -192,42 +189,6 @@ describe('bloomMayContain', () => {
     expect(bloomMayContain(hex, [item])).toBe(true);
     expect(bloomMayContain(`0x${'00'.repeat(256)}`, [item])).toBe(false);
     expect(bloomMayContain('0x', [item])).toBe(true);
-  });
-});
-
-describe('checksumAddress', () => {
-  it('gives the EIP-55 examples from any casing', () => {
-    for (const address of [
-      '0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed',
-      '0xfB6916095ca1df60bB79Ce92cE3Ea74c37c5d359',
-      '0xdbF03B407c01E7cD3CBea99509d93f8DDDC8C6FB',
-      '0xD1220A0cf47c7B9Be7A2E6BA89F429762e7b9aDb',
-      '0x52908400098527886E0F7030069857D2E4169EE7',
-      '0xde709f2102306220921060314715629080e2fb77',
-    ]) {
-      expect(checksumAddress(address.toLowerCase())).toBe(address);
-      expect(checksumAddress(address.toUpperCase().replace('0X', '0x'))).toBe(address);
-    }
-  });
-
-  it("agrees with viem's getAddress", () => {
-    for (let n = 0; n < 2000; n++) {
-      const address = `0x${randomBytes(20).toString('hex')}`;
-      expect(checksumAddress(address)).toBe(getAddress(address));
-    }
-  });
-
-  it('refuses what is not an address', () => {
-    for (const bad of [
-      '',
-      '0x',
-      `0x${'a'.repeat(39)}`,
-      `0x${'a'.repeat(41)}`,
-      `0x${'g'.repeat(40)}`,
-      'a'.repeat(42),
-    ]) {
-      expect(() => checksumAddress(bad)).toThrow(/invalid/);
-    }
   });
 });
 

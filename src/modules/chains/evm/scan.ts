@@ -1,5 +1,4 @@
 import type { Transfer } from '../adapter.ts';
-import { keccak256Short } from './keccak.ts';
 
 /**
  * The pure part of finding deposits in an EVM block: which transactions pay a watched address directly, which calls
@@ -274,32 +273,6 @@ export function tokenTransfers(
       amount,
       txIndex: Number(log.transactionIndex),
     });
-  }
-  return out;
-}
-
-const HEX_ADDRESS = /^0x[0-9a-f]{40}$/;
-/** The 40 hex digits of the address being checksummed, as ASCII bytes (reused: `checksumAddress` is synchronous). */
-const digits = new Uint8Array(40);
-
-/**
- * The EIP-55 form of an address (any case in, mixed case out): a letter digit is upper-case when the matching nibble
- * of keccak256 of the lower-case hex digits (as ASCII) is 8 or more. What viem's `getAddress` gives, at a fraction of
- * its cost (its hash, string splitting and cache bookkeeping were most of a scan's own time: this runs for every
- * transfer found).
- * Throws on anything but 0x and 40 hex digits.
- */
-export function checksumAddress(address: string): string {
-  const lower = address.toLowerCase();
-  if (!HEX_ADDRESS.test(lower)) throw new Error(`Address "${address}" is invalid`);
-  for (let i = 0; i < 40; i++) digits[i] = lower.charCodeAt(i + 2);
-  const hash = keccak256Short(digits);
-  let out = '0x';
-  for (let i = 0; i < 40; i++) {
-    const code = digits[i] ?? 0;
-    const nibble = i % 2 === 0 ? (hash[i >> 1] ?? 0) >> 4 : (hash[i >> 1] ?? 0) & 15;
-    // 'a'..'f' are 97..102; upper-case is 32 below.
-    out += String.fromCharCode(code >= 97 && nibble >= 8 ? code - 32 : code);
   }
   return out;
 }

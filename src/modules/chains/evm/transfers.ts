@@ -1,6 +1,7 @@
 import { keccak_256 } from '@noble/hashes/sha3.js';
 import type { Logger } from 'pino';
 import type { BlockRef, ChainAdapter, Transfer } from '../adapter.ts';
+import { toChecksumAddress } from '../addresses.ts';
 import { type ChainInfo, contractOf } from '../registry.ts';
 import { type EvmNode, hex } from './node.ts';
 import type { EvmRpc } from './rpc.ts';
@@ -8,7 +9,6 @@ import {
   addressTopic,
   bloomMayContain,
   type CallFrame,
-  checksumAddress,
   type Found,
   inBlockOrder,
   internalFromCallTrace,
@@ -260,7 +260,7 @@ export function createEvmTransfers(deps: {
         (f): Transfer => ({
           txHash: f.txHash,
           outputIndex: f.outputIndex,
-          to: checksumAddress(f.to),
+          to: toChecksumAddress(f.to),
           asset: f.asset,
           amount: f.amount,
         }),
