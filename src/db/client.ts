@@ -1,5 +1,6 @@
 import type { PGlite } from '@electric-sql/pglite';
-import type { SQL } from 'drizzle-orm';
+import type { Query, SQL } from 'drizzle-orm';
+import { PgDialect } from 'drizzle-orm/pg-core';
 import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
 import type { Database, Db } from './database.ts';
 import { keepAsTextTypes, startEmbeddedEngine } from './embedded.ts';
@@ -84,4 +85,21 @@ export async function openDatabase(options: {
 export async function queryRows<T>(db: Db, query: SQL): Promise<T[]> {
   const result = (await db.execute(query)) as unknown as { rows: T[] };
   return result.rows;
+}
+
+const rawDialect = new PgDialect();
+
+/**
+ * Raw SQL (as queryRows runs it) as a named prepared statement, for a statement run so often that PostgreSQL's parse
+ * and plan of it each time would cost more than running it: the webhook worker's claim took 2.6 ms to plan and under
+ * 1 ms to run. `query` says where each value goes with `sql.placeholder(name)`, and is the same text on every run (a
+ * server keeps one statement per name and connection, parsed once). The embedded engine runs it as it runs any query.
+ */
+export function preparedStatement<Values extends Record<string, unknown>>(name: string, query: SQL) {
+  let built: Query | undefined;
+  return async function run<T>(db: Db, values: Values): Promise<T[]> {
+    built ??= rawDialect.sqlToQuery(query);
+    const result = await db._.session.prepareQuery(built, undefined, name, false).execute(values);
+    return (result as { rows: T[] }).rows;
+  };
 }

@@ -102,6 +102,56 @@ describe('delivery claims', () => {
     expect(await row(first!.id)).toMatchObject({ status: 'succeeded', attempt_count: 2, lease_token: null });
   });
 
+  it('claims and records through statements a server parses once per connection', async () => {
+    await endpointWithEvents(2);
+    await t.database.db.transaction(async (tx) => {
+      // One connection: the second run of each statement reuses what the first prepared there.
+      const now = new Date();
+      const input = {
+        now,
+        leaseUntil: new Date(now.getTime() + 60_000),
+        limit: 1,
+        perEndpoint: 100,
+        skipEndpoints: [],
+        perMerchant: 100,
+        merchantLoad: new Map<string, number>(),
+        maxAttempts: MAX_ATTEMPTS,
+      };
+      const first = await deliveriesRepo.claim(tx, { ...input, token: 'first' });
+      const second = await deliveriesRepo.claim(tx, { ...input, token: 'second' });
+      expect([first.length, second.length]).toEqual([1, 1]);
+      expect(second[0]?.id).not.toBe(first[0]?.id);
+      for (const [claimed, token] of [
+        [first, 'first'],
+        [second, 'second'],
+      ] as const) {
+        await deliveriesRepo.record(
+          tx,
+          [],
+          claimed.map((delivery) => ({
+            id: delivery.id,
+            leaseToken: token,
+            status: 'succeeded' as const,
+            nextAttemptAt: null,
+            attemptedAt: new Date(),
+            statusCode: 204,
+            error: null,
+          })),
+        );
+      }
+      if (t.database.kind === 'postgres') {
+        const prepared = await queryRows<{ name: string }>(
+          tx,
+          sql`select name from pg_prepared_statements where name like 'webhook_deliveries_%' order by name`,
+        );
+        expect(prepared.map((statement) => statement.name)).toEqual([
+          'webhook_deliveries_claim',
+          'webhook_deliveries_record',
+        ]);
+      }
+    });
+  });
+
   it('caps claims per endpoint, skips busy endpoints and gives back unstarted claims', async () => {
     const { endpointId } = await endpointWithEvents(5);
     expect(await claim('busy', { skipEndpoints: [endpointId] })).toEqual([]);

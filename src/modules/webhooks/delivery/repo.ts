@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { type Db, queryRows } from '../../../db/client.ts';
+import { type Db, preparedStatement, queryRows } from '../../../db/client.ts';
 
 /** A delivery a worker has claimed, with what it needs to send it. */
 export interface ClaimedDelivery {
@@ -101,6 +101,171 @@ interface BreakerChangeRow {
 export const BREAKER_FIRST_PROBE_MS = 5000;
 const BREAKER_MAX_PROBE_MS = 10 * 60 * 1000;
 
+/** A value of a prepared statement, by name (preparedStatement). */
+const p = (name: string) => sql.placeholder(name);
+
+// The endpoint's breaker is open: only its first picked delivery, and only when its probe is due, goes out.
+const deferred = sql`(e.enabled and e.deleted_at is null and e.tripped_at is not null
+  and (coalesce(e.next_probe_at, '-infinity') > ${p('now')}::timestamptz or picked.endpoint_rank > 1))`;
+const send = sql`(e.enabled and e.deleted_at is null and d.attempt_count < ${p('maxAttempts')}
+  and not ${deferred})`;
+
+/** deliveriesRepo.claim's statement, prepared: each worker runs it for every batch it takes (see claim). */
+const claimStatement = preparedStatement<{
+  now: string;
+  leaseUntil: string;
+  token: string;
+  /** Due rows looked at: four times the limit, so that caps per endpoint and merchant still leave enough. */
+  scan: number;
+  limit: number;
+  perEndpoint: number;
+  perMerchant: number;
+  /** What this worker holds per merchant, as a JSON object. */
+  held: string;
+  /** Endpoints and merchants not to take from (JSON arrays of ids). */
+  skipEndpoints: string;
+  skipMerchants: string;
+  maxAttempts: number;
+}>(
+  'webhook_deliveries_claim',
+  sql`
+      with due as (
+        select d.id, d.endpoint_id, d.merchant_id, d.next_attempt_at, d.lease_token
+        from webhook_deliveries d
+        where d.status = 'pending' and d.next_attempt_at <= ${p('now')}::timestamptz
+          and d.endpoint_id not in (select jsonb_array_elements_text(${p('skipEndpoints')}::jsonb))
+          and d.merchant_id not in (select jsonb_array_elements_text(${p('skipMerchants')}::jsonb))
+        order by d.next_attempt_at
+        limit ${p('scan')}
+        for update skip locked
+      ),
+      ranked as (
+        select due.*, row_number() over (partition by endpoint_id order by next_attempt_at, id) as endpoint_rank
+        from due
+      ),
+      turns as (
+        select ranked.*, row_number() over (partition by merchant_id order by next_attempt_at, id) as turn
+        from ranked
+        where endpoint_rank <= ${p('perEndpoint')}
+      ),
+      picked as (
+        select id, endpoint_id, next_attempt_at, lease_token, endpoint_rank
+        from turns
+        where turn <= ${p('perMerchant')} - coalesce((${p('held')}::jsonb ->> merchant_id)::int, 0)
+        order by turn, next_attempt_at
+        limit ${p('limit')}
+      ),
+      probing as (
+        -- A tripped endpoint whose probe is due: its first picked delivery is the probe, and no other probe may
+        -- start until its outcome sets the next time, or for the first wait at most (so deliveries put off while
+        -- it is in flight, by a claim that raced its success, wait that long at most).
+        update webhook_endpoints e set next_probe_at = least(${p('leaseUntil')}::timestamptz,
+          ${p('now')}::timestamptz + ${sql.raw(`interval '${BREAKER_FIRST_PROBE_MS} milliseconds'`)})
+        from picked
+        where e.id = picked.endpoint_id and picked.endpoint_rank = 1 and e.tripped_at is not null
+          and coalesce(e.next_probe_at, '-infinity') <= ${p('now')}::timestamptz
+        returning e.id
+      )
+      update webhook_deliveries d set
+        status = case
+          when not (e.enabled and e.deleted_at is null) then 'canceled'
+          when ${deferred} then 'pending'
+          when d.attempt_count >= ${p('maxAttempts')} then 'failed'
+          else 'pending' end,
+        attempt_count = case when ${send} then d.attempt_count + 1 else d.attempt_count end,
+        lease_token = case when ${send} then ${p('token')} when ${deferred} then d.lease_token else null end,
+        next_attempt_at = case
+          when ${send} then ${p('leaseUntil')}::timestamptz
+          when ${deferred} then greatest(e.next_probe_at, ${p('now')}::timestamptz + interval '1 second')
+          else d.next_attempt_at end,
+        completed_at = case when ${send} or ${deferred} then null else ${p('now')}::timestamptz end,
+        last_error = case
+          when not (e.enabled and e.deleted_at is null) then 'The endpoint was disabled or deleted.'
+          when ${deferred} then d.last_error
+          when d.attempt_count >= ${p('maxAttempts')}
+          then 'The worker sending the last attempt stopped before it finished.'
+          else d.last_error end,
+        updated_at = ${p('now')}::timestamptz
+      from picked, webhook_endpoints e, events ev
+      where d.id = picked.id and e.id = d.endpoint_id and ev.id = d.event_id
+      returning d.id, d.event_id, d.endpoint_id, d.merchant_id, d.is_test, d.status, d.attempt_count,
+        (${deferred}) as deferred,
+        picked.lease_token as lost_token, picked.next_attempt_at as lost_lease_until,
+        e.url, e.secret_sealed, e.previous_secret_sealed, e.previous_secret_expires_at, ev.body`,
+);
+
+/** deliveriesRepo.record's statement, prepared: written for every batch of outcomes (see record). */
+const recordStatement = preparedStatement<{ outcomes: string; attempts: string; threshold: number }>(
+  'webhook_deliveries_record',
+  sql`
+      with outcome as (
+        select * from jsonb_to_recordset(${p('outcomes')}::jsonb) as o(
+          id text, token text, status text, next_at timestamptz, attempted_at timestamptz, status_code int,
+          error text)
+      ),
+      per_endpoint as (
+        select d.endpoint_id, bool_or(o.status = 'succeeded') as ok,
+          count(*) filter (where o.status <> 'succeeded')::int as failures, max(o.attempted_at) as at
+        from outcome o join webhook_deliveries d on d.id = o.id and d.lease_token = o.token
+        group by d.endpoint_id
+      ),
+      breaker as (
+        -- "before" is the row as the statement found it: a breaker that opens or closes here is told apart from
+        -- one that stays as it was.
+        update webhook_endpoints e set
+          consecutive_failures = case when p.ok then 0 else e.consecutive_failures + p.failures end,
+          tripped_at = case
+            when p.ok then null
+            when e.consecutive_failures + p.failures >= ${p('threshold')} then coalesce(e.tripped_at, p.at)
+            else e.tripped_at end,
+          next_probe_at = case
+            when p.ok then null
+            when e.consecutive_failures + p.failures >= ${p('threshold')} then p.at + least(
+              ${sql.raw(`interval '${BREAKER_MAX_PROBE_MS} milliseconds'`)},
+              greatest(${sql.raw(`interval '${BREAKER_FIRST_PROBE_MS} milliseconds'`)}, p.at - coalesce(e.tripped_at, p.at)))
+            else e.next_probe_at end
+        from per_endpoint p, webhook_endpoints before
+        where e.id = p.endpoint_id and before.id = e.id
+          and (not p.ok or e.consecutive_failures > 0 or e.tripped_at is not null)
+        returning e.id, e.merchant_id, e.is_test, e.url, e.tripped_at is not null as opened,
+          before.tripped_at is not null as was_open, e.consecutive_failures as failures,
+          coalesce(e.tripped_at, before.tripped_at) as failing_since, e.next_probe_at, p.at
+      ),
+      released as (
+        -- A breaker that closes: the deliveries that were put off for its probes are due again at once.
+        update webhook_deliveries w set next_attempt_at = p.at
+        from per_endpoint p, webhook_endpoints e
+        where p.ok and e.id = p.endpoint_id and e.tripped_at is not null and w.endpoint_id = p.endpoint_id
+          and w.status = 'pending' and w.lease_token is null and w.next_attempt_at > p.at
+        returning w.id
+      ),
+      inserted as (
+        insert into webhook_attempts
+          (id, delivery_id, attempt, started_at, duration_ms, status_code, success, response_body, error)
+        select id, delivery_id, attempt, started_at, duration_ms, status_code, success, response_body, error
+        from jsonb_to_recordset(${p('attempts')}::jsonb) as a(
+          id text, delivery_id text, attempt int, started_at timestamptz, duration_ms int, status_code int,
+          success boolean, response_body text, error text)
+        returning 1
+      ),
+      written as (
+        update webhook_deliveries d set
+          status = o.status,
+          next_attempt_at = coalesce(o.next_at, d.next_attempt_at),
+          lease_token = null,
+          last_attempt_at = o.attempted_at,
+          last_status_code = o.status_code,
+          last_error = o.error,
+          completed_at = case when o.status = 'pending' then null else o.attempted_at end,
+          updated_at = o.attempted_at
+        from outcome o
+        where d.id = o.id and d.lease_token = o.token
+        returning 1
+      )
+      select id, merchant_id, is_test, url, opened, failures, failing_since, next_probe_at, at from breaker
+      where opened <> was_open`,
+);
+
 /** The SQL of the delivery worker: claim with a lease, record outcomes, give back unstarted claims. */
 export const deliveriesRepo = {
   /** The outbox's backlog: deliveries not yet done, and when the oldest of them was created (metrics). */
@@ -158,88 +323,20 @@ export const deliveriesRepo = {
       maxAttempts: number;
     },
   ): Promise<ClaimedDelivery[]> {
-    const skipEndpoints =
-      input.skipEndpoints.length === 0
-        ? sql``
-        : sql`and d.endpoint_id not in (select jsonb_array_elements_text(${JSON.stringify(input.skipEndpoints)}::jsonb))`;
     const full = [...input.merchantLoad].filter(([, held]) => held >= input.perMerchant).map(([id]) => id);
-    const skipMerchants =
-      full.length === 0
-        ? sql``
-        : sql`and d.merchant_id not in (select jsonb_array_elements_text(${JSON.stringify(full)}::jsonb))`;
-    const held = Object.fromEntries(input.merchantLoad);
-    const leaseUntil = iso(input.leaseUntil);
-    // The endpoint's breaker is open: only its first picked delivery, and only when its probe is due, goes out.
-    const deferred = sql`(e.enabled and e.deleted_at is null and e.tripped_at is not null
-      and (coalesce(e.next_probe_at, '-infinity') > ${iso(input.now)}::timestamptz or picked.endpoint_rank > 1))`;
-    const send = sql`(e.enabled and e.deleted_at is null and d.attempt_count < ${input.maxAttempts}
-      and not ${deferred})`;
-    const now = iso(input.now);
-    const rows = await queryRows<ClaimRow>(
-      db,
-      sql`
-      with due as (
-        select d.id, d.endpoint_id, d.merchant_id, d.next_attempt_at, d.lease_token
-        from webhook_deliveries d
-        where d.status = 'pending' and d.next_attempt_at <= ${now}::timestamptz ${skipEndpoints} ${skipMerchants}
-        order by d.next_attempt_at
-        limit ${input.limit * 4}
-        for update skip locked
-      ),
-      ranked as (
-        select due.*, row_number() over (partition by endpoint_id order by next_attempt_at, id) as endpoint_rank
-        from due
-      ),
-      turns as (
-        select ranked.*, row_number() over (partition by merchant_id order by next_attempt_at, id) as turn
-        from ranked
-        where endpoint_rank <= ${input.perEndpoint}
-      ),
-      picked as (
-        select id, endpoint_id, next_attempt_at, lease_token, endpoint_rank
-        from turns
-        where turn <= ${input.perMerchant} - coalesce((${JSON.stringify(held)}::jsonb ->> merchant_id)::int, 0)
-        order by turn, next_attempt_at
-        limit ${input.limit}
-      ),
-      probing as (
-        -- A tripped endpoint whose probe is due: its first picked delivery is the probe, and no other probe may
-        -- start until its outcome sets the next time, or for the first wait at most (so deliveries put off while
-        -- it is in flight, by a claim that raced its success, wait that long at most).
-        update webhook_endpoints e set next_probe_at = least(${leaseUntil}::timestamptz,
-          ${now}::timestamptz + ${sql.raw(`interval '${BREAKER_FIRST_PROBE_MS} milliseconds'`)})
-        from picked
-        where e.id = picked.endpoint_id and picked.endpoint_rank = 1 and e.tripped_at is not null
-          and coalesce(e.next_probe_at, '-infinity') <= ${now}::timestamptz
-        returning e.id
-      )
-      update webhook_deliveries d set
-        status = case
-          when not (e.enabled and e.deleted_at is null) then 'canceled'
-          when ${deferred} then 'pending'
-          when d.attempt_count >= ${input.maxAttempts} then 'failed'
-          else 'pending' end,
-        attempt_count = case when ${send} then d.attempt_count + 1 else d.attempt_count end,
-        lease_token = case when ${send} then ${input.token} when ${deferred} then d.lease_token else null end,
-        next_attempt_at = case
-          when ${send} then ${leaseUntil}::timestamptz
-          when ${deferred} then greatest(e.next_probe_at, ${now}::timestamptz + interval '1 second')
-          else d.next_attempt_at end,
-        completed_at = case when ${send} or ${deferred} then null else ${now}::timestamptz end,
-        last_error = case
-          when not (e.enabled and e.deleted_at is null) then 'The endpoint was disabled or deleted.'
-          when ${deferred} then d.last_error
-          when d.attempt_count >= ${input.maxAttempts}
-          then 'The worker sending the last attempt stopped before it finished.'
-          else d.last_error end,
-        updated_at = ${now}::timestamptz
-      from picked, webhook_endpoints e, events ev
-      where d.id = picked.id and e.id = d.endpoint_id and ev.id = d.event_id
-      returning d.id, d.event_id, d.endpoint_id, d.merchant_id, d.is_test, d.status, d.attempt_count,
-        (${deferred}) as deferred,
-        picked.lease_token as lost_token, picked.next_attempt_at as lost_lease_until,
-        e.url, e.secret_sealed, e.previous_secret_sealed, e.previous_secret_expires_at, ev.body`,
-    );
+    const rows = await claimStatement<ClaimRow>(db, {
+      now: iso(input.now),
+      leaseUntil: iso(input.leaseUntil),
+      token: input.token,
+      scan: input.limit * 4,
+      limit: input.limit,
+      perEndpoint: input.perEndpoint,
+      perMerchant: input.perMerchant,
+      held: JSON.stringify(Object.fromEntries(input.merchantLoad)),
+      skipEndpoints: JSON.stringify(input.skipEndpoints),
+      skipMerchants: JSON.stringify(full),
+      maxAttempts: input.maxAttempts,
+    });
     return rows.map((row) => ({
       id: row.id,
       eventId: row.event_id,
@@ -301,76 +398,11 @@ export const deliveriesRepo = {
         error: o.error,
       })),
     );
-    const changes = await queryRows<BreakerChangeRow>(
-      db,
-      sql`
-      with outcome as (
-        select * from jsonb_to_recordset(${outcomeJson}::jsonb) as o(
-          id text, token text, status text, next_at timestamptz, attempted_at timestamptz, status_code int,
-          error text)
-      ),
-      per_endpoint as (
-        select d.endpoint_id, bool_or(o.status = 'succeeded') as ok,
-          count(*) filter (where o.status <> 'succeeded')::int as failures, max(o.attempted_at) as at
-        from outcome o join webhook_deliveries d on d.id = o.id and d.lease_token = o.token
-        group by d.endpoint_id
-      ),
-      breaker as (
-        -- "before" is the row as the statement found it: a breaker that opens or closes here is told apart from
-        -- one that stays as it was.
-        update webhook_endpoints e set
-          consecutive_failures = case when p.ok then 0 else e.consecutive_failures + p.failures end,
-          tripped_at = case
-            when p.ok then null
-            when e.consecutive_failures + p.failures >= ${threshold} then coalesce(e.tripped_at, p.at)
-            else e.tripped_at end,
-          next_probe_at = case
-            when p.ok then null
-            when e.consecutive_failures + p.failures >= ${threshold} then p.at + least(
-              ${sql.raw(`interval '${BREAKER_MAX_PROBE_MS} milliseconds'`)},
-              greatest(${sql.raw(`interval '${BREAKER_FIRST_PROBE_MS} milliseconds'`)}, p.at - coalesce(e.tripped_at, p.at)))
-            else e.next_probe_at end
-        from per_endpoint p, webhook_endpoints before
-        where e.id = p.endpoint_id and before.id = e.id
-          and (not p.ok or e.consecutive_failures > 0 or e.tripped_at is not null)
-        returning e.id, e.merchant_id, e.is_test, e.url, e.tripped_at is not null as opened,
-          before.tripped_at is not null as was_open, e.consecutive_failures as failures,
-          coalesce(e.tripped_at, before.tripped_at) as failing_since, e.next_probe_at, p.at
-      ),
-      released as (
-        -- A breaker that closes: the deliveries that were put off for its probes are due again at once.
-        update webhook_deliveries w set next_attempt_at = p.at
-        from per_endpoint p, webhook_endpoints e
-        where p.ok and e.id = p.endpoint_id and e.tripped_at is not null and w.endpoint_id = p.endpoint_id
-          and w.status = 'pending' and w.lease_token is null and w.next_attempt_at > p.at
-        returning w.id
-      ),
-      inserted as (
-        insert into webhook_attempts
-          (id, delivery_id, attempt, started_at, duration_ms, status_code, success, response_body, error)
-        select id, delivery_id, attempt, started_at, duration_ms, status_code, success, response_body, error
-        from jsonb_to_recordset(${attemptJson}::jsonb) as a(
-          id text, delivery_id text, attempt int, started_at timestamptz, duration_ms int, status_code int,
-          success boolean, response_body text, error text)
-        returning 1
-      ),
-      written as (
-        update webhook_deliveries d set
-          status = o.status,
-          next_attempt_at = coalesce(o.next_at, d.next_attempt_at),
-          lease_token = null,
-          last_attempt_at = o.attempted_at,
-          last_status_code = o.status_code,
-          last_error = o.error,
-          completed_at = case when o.status = 'pending' then null else o.attempted_at end,
-          updated_at = o.attempted_at
-        from outcome o
-        where d.id = o.id and d.lease_token = o.token
-        returning 1
-      )
-      select id, merchant_id, is_test, url, opened, failures, failing_since, next_probe_at, at from breaker
-      where opened <> was_open`,
-    );
+    const changes = await recordStatement<BreakerChangeRow>(db, {
+      outcomes: outcomeJson,
+      attempts: attemptJson,
+      threshold,
+    });
     return changes.map((row) => ({
       endpointId: row.id,
       merchantId: row.merchant_id,
