@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { apiKey, createMerchant, createTestApp, type TestApp } from '../../../../test/support/harness.ts';
 import { createIsolatedDatabase } from '../../../../test/support/webhooks.ts';
 import { queryRows } from '../../../db/client.ts';
+import { streamRepo } from '../events/stream-repo.ts';
 import { MAX_ATTEMPTS, retryDelayMs } from './outcome.ts';
 import { deliveriesRepo } from './repo.ts';
 
@@ -102,9 +103,26 @@ describe('delivery claims', () => {
     expect(await row(first!.id)).toMatchObject({ status: 'succeeded', attempt_count: 2, lease_token: null });
   });
 
-  it('claims and records through statements a server parses once per connection', async () => {
-    await endpointWithEvents(2);
+  it('writes events, sequences them, claims and records through statements a server parses once per connection', async () => {
+    const { m } = await endpointWithEvents(1);
     await t.database.db.transaction(async (tx) => {
+      await t.services.events.recordPaymentEvent(tx, {
+        merchantId: m.merchantId,
+        type: 'payment.confirmed',
+        occurredAt: new Date(),
+        payment: {
+          payment_id: '00000000-0000-7000-8000-100000000000',
+          status: 'completed',
+          amount: '1',
+          currency: 'USD',
+          chain: 'ethereum',
+          tx_hash: null,
+          received_amount_native: '1',
+          expected_amount_native: '1',
+          is_test: true,
+        },
+      });
+      expect((await streamRepo.sequence(tx, 100)).length).toBeGreaterThanOrEqual(1);
       // One connection: the second run of each statement reuses what the first prepared there.
       const now = new Date();
       const input = {
@@ -142,12 +160,17 @@ describe('delivery claims', () => {
       if (t.database.kind === 'postgres') {
         const prepared = await queryRows<{ name: string }>(
           tx,
-          sql`select name from pg_prepared_statements where name like 'webhook_deliveries_%' order by name`,
+          sql`select name from pg_prepared_statements order by name`,
         );
-        expect(prepared.map((statement) => statement.name)).toEqual([
-          'webhook_deliveries_claim',
-          'webhook_deliveries_record',
-        ]);
+        expect(prepared.map((statement) => statement.name)).toEqual(
+          expect.arrayContaining([
+            'event_stream_lock_head',
+            'event_stream_sequence',
+            'events_insert_with_deliveries',
+            'webhook_deliveries_claim',
+            'webhook_deliveries_record',
+          ]),
+        );
       }
     });
   });

@@ -1,7 +1,7 @@
 import { and, asc, desc, eq, inArray, lt, or, type SQL, sql } from 'drizzle-orm';
 import type { AnyPgColumn } from 'drizzle-orm/pg-core';
 import { pgArray } from '../../../db/arrays.ts';
-import { type Db, queryRows } from '../../../db/client.ts';
+import { type Db, preparedStatement, queryRows } from '../../../db/client.ts';
 import { jsonRowsOf, type ReadPart, type RowRefs, rowsFromJson } from '../../../db/json-rows.ts';
 import { timeKeysetPage } from '../../../db/keyset.ts';
 import { notify } from '../../../db/notify.ts';
@@ -37,6 +37,50 @@ function olderThan(
 /** How a merchant's events are listed: newest first, the id breaking a tie (the keyset `olderThan` pages by). */
 const newestEventsFirst = [desc(events.createdAt), desc(events.id)];
 
+/** A value of a prepared statement, by name (preparedStatement). */
+const p = (name: string) => sql.placeholder(name);
+
+/**
+ * eventsRepo.insertEventWithDeliveries's statement, prepared: every event written alone goes through it, and
+ * PostgreSQL took longer to plan it (about 1 ms) than to run it.
+ */
+const insertEventStatement = preparedStatement<{
+  id: string;
+  merchantId: string;
+  isTest: boolean;
+  type: string;
+  paymentId: string | null;
+  body: string;
+  sample: boolean;
+  occurredAt: string;
+  createdAt: string;
+}>(
+  'events_insert_with_deliveries',
+  sql`
+      with receiving as (
+        select id from webhook_endpoints
+        where merchant_id = ${p('merchantId')} and is_test = ${p('isTest')} and enabled and deleted_at is null
+      ), event as (
+        insert into events (id, merchant_id, is_test, type, payment_id, body, sample, occurred_at, created_at)
+        values (${p('id')}, ${p('merchantId')}, ${p('isTest')}, ${p('type')}, ${p('paymentId')}, ${p('body')},
+          ${p('sample')}, ${p('occurredAt')}::timestamptz, ${p('createdAt')}::timestamptz)
+        returning id
+      ), deliveries as (
+        insert into webhook_deliveries
+          (id, event_id, endpoint_id, merchant_id, is_test, status, attempt_count, next_attempt_at, created_at, updated_at)
+        select 'del_' || substr(md5(event.id || ':' || receiving.id), 1, 20), event.id, receiving.id,
+          ${p('merchantId')}, ${p('isTest')}, 'pending', 0, ${p('createdAt')}::timestamptz, ${p('createdAt')}::timestamptz,
+          ${p('createdAt')}::timestamptz
+        from event, receiving
+        returning 1
+      ), notified as (
+        select pg_notify(${DELIVERY_CHANNEL}, '') from deliveries
+      ), announced as (
+        select pg_notify(${EVENTS_COMMITTED_CHANNEL}, '') where not ${p('sample')}
+      )
+      select (select count(*) from notified) as deliveries, (select count(*) from announced) as announced`,
+);
+
 /** All SQL of events (the outbox), deliveries and attempts as the API sees them. Every method takes its Db. */
 export const eventsRepo = {
   /**
@@ -68,33 +112,17 @@ export const eventsRepo = {
    * endpoint. Returns how many deliveries.
    */
   async insertEventWithDeliveries(db: Db, event: EventRow): Promise<number> {
-    const created = event.createdAt.toISOString();
-    const [row] = await queryRows<{ deliveries: string | number }>(
-      db,
-      sql`
-      with receiving as (
-        select id from webhook_endpoints
-        where merchant_id = ${event.merchantId} and is_test = ${event.isTest} and enabled and deleted_at is null
-      ), event as (
-        insert into events (id, merchant_id, is_test, type, payment_id, body, sample, occurred_at, created_at)
-        values (${event.id}, ${event.merchantId}, ${event.isTest}, ${event.type}, ${event.paymentId}, ${event.body},
-          ${event.sample}, ${event.occurredAt.toISOString()}::timestamptz, ${created}::timestamptz)
-        returning id
-      ), deliveries as (
-        insert into webhook_deliveries
-          (id, event_id, endpoint_id, merchant_id, is_test, status, attempt_count, next_attempt_at, created_at, updated_at)
-        select 'del_' || substr(md5(event.id || ':' || receiving.id), 1, 20), event.id, receiving.id,
-          ${event.merchantId}, ${event.isTest}, 'pending', 0, ${created}::timestamptz, ${created}::timestamptz,
-          ${created}::timestamptz
-        from event, receiving
-        returning 1
-      ), notified as (
-        select pg_notify(${DELIVERY_CHANNEL}, '') from deliveries
-      ), announced as (
-        select pg_notify(${EVENTS_COMMITTED_CHANNEL}, '') where not ${event.sample}
-      )
-      select (select count(*) from notified) as deliveries, (select count(*) from announced) as announced`,
-    );
+    const [row] = await insertEventStatement<{ deliveries: string | number }>(db, {
+      id: event.id,
+      merchantId: event.merchantId,
+      isTest: event.isTest,
+      type: event.type,
+      paymentId: event.paymentId,
+      body: event.body,
+      sample: event.sample,
+      occurredAt: event.occurredAt.toISOString(),
+      createdAt: event.createdAt.toISOString(),
+    });
     return Number(row?.deliveries ?? 0);
   },
 

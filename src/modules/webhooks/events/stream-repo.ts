@@ -1,6 +1,6 @@
 import { sql } from 'drizzle-orm';
 import { pgArray } from '../../../db/arrays.ts';
-import { type Db, queryRows } from '../../../db/client.ts';
+import { type Db, preparedStatement, queryRows } from '../../../db/client.ts';
 
 /** The hubs of processes serving streams LISTEN here: which merchants and modes have newly sequenced events. */
 export const STREAM_CHANNEL = 'svc_event_stream';
@@ -41,42 +41,35 @@ interface StreamedRow {
   stream_seq: string | number;
 }
 
-/** All SQL of the live event stream (GET /v1/events/stream) over the events table of this module. */
-export const streamRepo = {
-  /**
-   * Gives the oldest `limit` committed events without a position theirs, in creation order, inside the caller's
-   * transaction `tx`. The head row is locked first in a statement of its own: in READ COMMITTED the next statement
-   * then sees every event committed before the lock was granted, including those of the sequencer that held it, so
-   * two sequencers never number the same event and positions grow in the order sequencers commit. The streams of the
-   * merchants and modes numbered are woken at commit.
-   */
-  async sequence(tx: Db, limit: number): Promise<SequencedEvent[]> {
-    const [head] = await queryRows<{ seq: string | number }>(
-      tx,
-      sql`select seq from event_stream_head where id = 1 for update`,
-    );
-    if (head === undefined) throw new Error('event_stream_head has no row: migrations not applied?');
-    const base = Number(head.seq);
-    // The NOTIFY (sent at commit) names the merchants and modes numbered, `<merchant>:t|l` joined by commas, or '*'
-    // when they would not fit in a notification's 8000 bytes.
-    const rows = await queryRows<SequencedRow>(
-      tx,
-      sql`
+/** A value of a prepared statement, by name (preparedStatement). */
+const p = (name: string) => sql.placeholder(name);
+
+/**
+ * The sequencer's two statements (streamRepo.sequence), prepared: it runs them for every batch of committed events,
+ * as often as events come, and PostgreSQL took longer to plan the second than to run it.
+ */
+const lockHeadStatement = preparedStatement<Record<string, never>>(
+  'event_stream_lock_head',
+  sql`select seq from event_stream_head where id = 1 for update`,
+);
+const sequenceStatement = preparedStatement<{ limit: number; base: number }>(
+  'event_stream_sequence',
+  sql`
       with waiting as (
         select id, created_at from events
         where stream_seq is null and not sample
         order by created_at, id
-        limit ${limit}
+        limit ${p('limit')}
         for update skip locked
       ), numbered as (
         select id, row_number() over (order by created_at, id) as n from waiting
       ), sequenced as (
-        update events e set stream_seq = ${base} + numbered.n
+        update events e set stream_seq = ${p('base')} + numbered.n
         from numbered where e.id = numbered.id
         returning e.merchant_id, e.is_test, e.type, e.created_at,
           case when e.type like 'payment.%' then e.body::jsonb ->> 'chain' end as chain
       ), moved as (
-        update event_stream_head set seq = ${base} + (select count(*) from numbered) where id = 1
+        update event_stream_head set seq = ${p('base')} + (select count(*) from numbered) where id = 1
         returning seq
       ), keys as (
         select string_agg(distinct merchant_id || ':' || case when is_test then 't' else 'l' end, ',') as payload
@@ -88,7 +81,24 @@ export const streamRepo = {
       select merchant_id, is_test, type, chain, created_at,
         (select count(*) from moved) as moved, (select count(*) from announced) as announced
       from sequenced`,
-    );
+);
+
+/** All SQL of the live event stream (GET /v1/events/stream) over the events table of this module. */
+export const streamRepo = {
+  /**
+   * Gives the oldest `limit` committed events without a position theirs, in creation order, inside the caller's
+   * transaction `tx`. The head row is locked first in a statement of its own: in READ COMMITTED the next statement
+   * then sees every event committed before the lock was granted, including those of the sequencer that held it, so
+   * two sequencers never number the same event and positions grow in the order sequencers commit. The streams of the
+   * merchants and modes numbered are woken at commit.
+   */
+  async sequence(tx: Db, limit: number): Promise<SequencedEvent[]> {
+    const [head] = await lockHeadStatement<{ seq: string | number }>(tx, {});
+    if (head === undefined) throw new Error('event_stream_head has no row: migrations not applied?');
+    const base = Number(head.seq);
+    // The NOTIFY (sent at commit) names the merchants and modes numbered, `<merchant>:t|l` joined by commas, or '*'
+    // when they would not fit in a notification's 8000 bytes.
+    const rows = await sequenceStatement<SequencedRow>(tx, { limit, base });
     return rows.map((row) => ({
       merchantId: row.merchant_id,
       isTest: row.is_test,
