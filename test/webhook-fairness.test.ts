@@ -6,7 +6,13 @@ import {
   type DeliveryWorker,
 } from '../src/modules/webhooks/delivery/worker.ts';
 import { apiKey, createMerchant, createTestApp, type Merchant, type TestApp } from './support/harness.ts';
-import { createIsolatedDatabase, type Receiver, startReceiver, waitFor } from './support/webhooks.ts';
+import {
+  confirmedPaymentEvent,
+  createIsolatedDatabase,
+  type Receiver,
+  startReceiver,
+  waitFor,
+} from './support/webhooks.ts';
 
 /**
  * One merchant's hanging endpoints must not delay another merchant's deliveries: real HTTP receivers, the real
@@ -68,22 +74,7 @@ let serial = 0;
 async function emit(merchantId: string): Promise<string> {
   serial += 1;
   const { eventId } = await t.database.db.transaction((tx) =>
-    t.services.events.recordPaymentEvent(tx, {
-      merchantId,
-      type: 'payment.confirmed',
-      occurredAt: new Date(),
-      payment: {
-        payment_id: `0190f5a2-7c4e-7a31-8f00-${serial.toString().padStart(12, '0')}`,
-        status: 'completed',
-        amount: '1',
-        currency: 'USD',
-        chain: 'ethereum',
-        tx_hash: null,
-        received_amount_native: '1',
-        expected_amount_native: '1',
-        is_test: true,
-      },
-    }),
+    t.services.events.recordPaymentEvent(tx, confirmedPaymentEvent(merchantId, serial)),
   );
   return eventId;
 }

@@ -1,5 +1,5 @@
 import type { PGlite } from '@electric-sql/pglite';
-import type { Query, SQL } from 'drizzle-orm';
+import { type Placeholder, type Query, type SQL, sql } from 'drizzle-orm';
 import { PgDialect } from 'drizzle-orm/pg-core';
 import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
 import type { Database, Db } from './database.ts';
@@ -92,13 +92,17 @@ const rawDialect = new PgDialect();
 /**
  * Raw SQL (as queryRows runs it) as a named prepared statement, for a statement run so often that PostgreSQL's parse
  * and plan of it each time would cost more than running it: the webhook worker's claim took 2.6 ms to plan and under
- * 1 ms to run. `query` says where each value goes with `sql.placeholder(name)`, and is the same text on every run (a
- * server keeps one statement per name and connection, parsed once). The embedded engine runs it as it runs any query.
+ * 1 ms to run. `statement` writes the SQL once, each value where it goes as `value(name)`, a name of `Values`; the
+ * text is then the same on every run (a server keeps one statement per name and connection, parsed once). The
+ * embedded engine runs it as it runs any query.
  */
-export function preparedStatement<Values extends Record<string, unknown>>(name: string, query: SQL) {
+export function preparedStatement<Values extends Record<string, unknown>>(
+  name: string,
+  statement: (value: (name: keyof Values & string) => Placeholder) => SQL,
+) {
   let built: Query | undefined;
   return async function run<T>(db: Db, values: Values): Promise<T[]> {
-    built ??= rawDialect.sqlToQuery(query);
+    built ??= rawDialect.sqlToQuery(statement((valueName) => sql.placeholder(valueName)));
     const result = await db._.session.prepareQuery(built, undefined, name, false).execute(values);
     return (result as { rows: T[] }).rows;
   };

@@ -6,7 +6,28 @@ import pg from 'pg';
 import type { Database } from '../../src/db/client.ts';
 import { migrateDatabase } from '../../src/db/migrate.ts';
 import { fromPool } from '../../src/db/server.ts';
+import type { RecordPaymentEventInput } from '../../src/modules/webhooks/events/service.ts';
 import { createTestDatabase } from './harness.ts';
+
+/** recordPaymentEvent's input for a `payment.confirmed` event of `merchantId`, its payment distinct for every `serial`. */
+export function confirmedPaymentEvent(merchantId: string, serial: number): RecordPaymentEventInput {
+  return {
+    merchantId,
+    type: 'payment.confirmed',
+    occurredAt: new Date(),
+    payment: {
+      payment_id: `00000000-0000-7000-8000-${String(serial).padStart(12, '0')}`,
+      status: 'completed',
+      amount: '1',
+      currency: 'USD',
+      chain: 'ethereum',
+      tx_hash: null,
+      received_amount_native: '1',
+      expected_amount_native: '1',
+      is_test: true,
+    },
+  };
+}
 
 /**
  * The fields of a webhook payload, in order, as the seed (interface-spec 6.3) lists them, plus our additive

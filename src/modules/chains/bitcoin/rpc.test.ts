@@ -150,38 +150,37 @@ describe('createBitcoinRpc without a node', () => {
   });
 
   it('hands back a result object unparsed in callText, and checks any other answer as call does', async () => {
+    /** callText('getblock', …) of a fake node answering `reply`; the node is closed after. */
+    const callTextOn = async (reply: { status: number; body: string }) => {
+      const node = await fakeNode(reply);
+      const rpc = createBitcoinRpc({ urls: [node.url], timeoutMs: 1000, retries: 1, logger, sleep: noSleep });
+      try {
+        return await rpc.callText('getblock', ['h', 2]);
+      } finally {
+        await rpc.close();
+        await closeServer(node.server);
+      }
+    };
     // Not JSON after the result's first brace: callText does not read it (its caller does).
     const block = '{"result":{"tx":[{"value":0.1}]},"error":null,"id":1} not parsed here';
-    const node = await fakeNode({ status: 200, body: block });
-    const rpc = createBitcoinRpc({ urls: [node.url], timeoutMs: 1000, retries: 1, logger });
-    expect(await rpc.callText('getblock', ['h', 2])).toBe(block);
-    await rpc.close();
-    await closeServer(node.server);
+    expect(await callTextOn({ status: 200, body: block })).toBe(block);
 
     const other = '{"id":1,"error":null,"result":{"tx":[]}}';
-    const reordered = await fakeNode({ status: 200, body: other });
-    const rpc2 = createBitcoinRpc({ urls: [reordered.url], timeoutMs: 1000, retries: 1, logger });
-    expect(await rpc2.callText('getblock', ['h', 2])).toBe(other);
-    await rpc2.close();
-    await closeServer(reordered.server);
+    expect(await callTextOn({ status: 200, body: other })).toBe(other);
 
-    const missing = await fakeNode({
-      status: 404,
-      body: '{"result":null,"error":{"code":-5,"message":"Block not found"},"id":1}',
-    });
-    const rpc3 = createBitcoinRpc({ urls: [missing.url], timeoutMs: 1000, retries: 1, logger });
-    await expect(rpc3.callText('getblock', ['h', 2])).rejects.toMatchObject({
+    await expect(
+      callTextOn({
+        status: 404,
+        body: '{"result":null,"error":{"code":-5,"message":"Block not found"},"id":1}',
+      }),
+    ).rejects.toMatchObject({
       name: 'BitcoinRpcError',
       code: -5,
     });
-    await rpc3.close();
-    await closeServer(missing.server);
 
-    const junk = await fakeNode({ status: 200, body: '{"result":' });
-    const rpc4 = createBitcoinRpc({ urls: [junk.url], timeoutMs: 1000, retries: 1, logger, sleep: noSleep });
-    await expect(rpc4.callText('getblock', ['h', 2])).rejects.toMatchObject({ kind: 'malformed' });
-    await rpc4.close();
-    await closeServer(junk.server);
+    await expect(callTextOn({ status: 200, body: '{"result":' })).rejects.toMatchObject({
+      kind: 'malformed',
+    });
   });
 });
 

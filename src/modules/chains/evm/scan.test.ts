@@ -11,6 +11,7 @@ import {
   type ParityTrace,
   type RpcBlock,
   type RpcLog,
+  sameHex,
   TRANSFER_TOPIC,
   tokenTransfers,
 } from './scan.ts';
@@ -217,5 +218,14 @@ describe('tokenTransfers matching', () => {
     const found = tokenTransfers(logs, hash, watched, new Map([[TOKEN, 'USDC']]));
     expect(found.map((f) => f.outputIndex)).toEqual([1, 2, 3]);
     expect(found.every((f) => f.amount === 7n && f.to === A)).toBe(true);
+  });
+});
+
+describe('sameHex', () => {
+  it('compares hex strings whatever their case, and only their digits', () => {
+    expect(sameHex('0xabcDEF', '0xABCdef')).toBe(true);
+    expect(sameHex('0xabc', '0xabc')).toBe(true);
+    expect(sameHex('0xabc', '0xabd')).toBe(false);
+    expect(sameHex('0xabc', '0xabc0')).toBe(false);
   });
 });

@@ -15,6 +15,14 @@ import type { Transfer } from '../adapter.ts';
 export const TRANSFER_TOPIC = '0xddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef';
 
 export const NATIVE_TOP_LEVEL_INDEX = -1;
+
+/**
+ * Whether two hex strings (hashes, topics) are the same whatever their case. Nodes write them in lower case, so the
+ * text is usually equal as it is and nothing is lower-cased (this runs for every log of a scanned block).
+ */
+export function sameHex(a: string, b: string): boolean {
+  return a === b || a.toLowerCase() === b.toLowerCase();
+}
 const internalIndex = (k: number): number => -(2 + k);
 
 interface RpcTransaction {
@@ -250,13 +258,12 @@ export function tokenTransfers(
   assetByContract: ReadonlyMap<string, string>,
 ): Found[] {
   const out: Found[] = [];
-  const blockKey = blockHash.toLowerCase();
   for (const log of logs) {
     if (log.removed === true) continue;
-    if (log.blockHash !== blockHash && log.blockHash.toLowerCase() !== blockKey) continue;
+    if (!sameHex(log.blockHash, blockHash)) continue;
     const topic = log.topics[0];
     if (log.topics.length !== 3 || topic === undefined) continue; // ERC-721 has 4
-    if (topic !== TRANSFER_TOPIC && topic.toLowerCase() !== TRANSFER_TOPIC) continue;
+    if (!sameHex(topic, TRANSFER_TOPIC)) continue;
     const asset = assetByContract.get(log.address) ?? assetByContract.get(log.address.toLowerCase());
     if (asset === undefined) continue;
     const toTopic = log.topics[2];

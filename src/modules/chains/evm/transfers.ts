@@ -19,6 +19,7 @@ import {
   type RpcBlock,
   type RpcLog,
   type RpcReceipt,
+  sameHex,
   TRANSFER_TOPIC,
   tokenTransfers,
 } from './scan.ts';
@@ -87,7 +88,7 @@ export function createEvmTransfers(deps: {
     if (!contractHashes.some((h) => bloomMayContain(block.logsBloom, [h]))) return [];
     const number = Number(block.number);
     const ranged = await rangedLogs(number, watched);
-    if (ranged?.every((log) => log.blockHash.toLowerCase() === block.hash.toLowerCase())) {
+    if (ranged?.every((log) => sameHex(log.blockHash, block.hash))) {
       return ranged;
     }
     const toFilter = watched.size <= shared.logsAddressLimit ? [...watched].map(addressTopic) : null;
@@ -142,7 +143,7 @@ export function createEvmTransfers(deps: {
 
   async function parityInternal(block: RpcBlock, watched: ReadonlySet<string>): Promise<Found[]> {
     const traces = await rpc.request<ParityTrace[]>('trace_block', [block.number]);
-    if (traces.some((t) => t.blockHash.toLowerCase() !== block.hash.toLowerCase())) {
+    if (traces.some((t) => !sameHex(t.blockHash, block.hash))) {
       throw new Error(`trace_block ${Number(block.number)} answered for another fork; rescanning`);
     }
     return internalFromParityTraces(traces, watched, nativeCode);
@@ -218,12 +219,11 @@ export function createEvmTransfers(deps: {
       const receipts = await Promise.all(hashes.map((h) => node.receipt(h)));
       const ok = new Set<string>();
       const byHash = new Map<string, RpcReceipt>();
-      const blockKey = block.hash.toLowerCase();
       receipts.forEach((r, i) => {
         const h = hashes[i];
         if (r === null || h === undefined)
           throw new Error(`Receipt of ${h} missing; block ${ref.number} rescanned`);
-        if (r.blockHash !== block.hash && r.blockHash.toLowerCase() !== blockKey) {
+        if (!sameHex(r.blockHash, block.hash)) {
           throw new Error(
             `Receipt of ${h} is in another block than ${block.hash}; rescanning after the reorg`,
           );
@@ -269,7 +269,6 @@ export function createEvmTransfers(deps: {
 
     async recheck(deposits) {
       const standing = new Set<string>();
-      const same = (a: string, b: string) => a.toLowerCase() === b.toLowerCase();
       // A few at a time: viem batches concurrent calls into one JSON-RPC batch.
       for (let start = 0; start < deposits.length; start += RECHECK_BATCH) {
         await Promise.all(
@@ -280,11 +279,11 @@ export function createEvmTransfers(deps: {
                 hex(deposit.blockNumber),
                 false,
               ]);
-              if (block !== null && same(block.hash, deposit.blockHash)) standing.add(deposit.txHash);
+              if (block !== null && sameHex(block.hash, deposit.blockHash)) standing.add(deposit.txHash);
               return;
             }
             const found = await node.receipt(deposit.txHash);
-            if (found !== null && found.status === '0x1' && same(found.blockHash, deposit.blockHash)) {
+            if (found !== null && found.status === '0x1' && sameHex(found.blockHash, deposit.blockHash)) {
               standing.add(deposit.txHash);
             }
           }),

@@ -1,8 +1,8 @@
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { apiKey, createMerchant, createTestApp, type TestApp } from '../../../../test/support/harness.ts';
-import { createIsolatedDatabase } from '../../../../test/support/webhooks.ts';
-import { queryRows } from '../../../db/client.ts';
+import { confirmedPaymentEvent, createIsolatedDatabase } from '../../../../test/support/webhooks.ts';
+import { type Db, queryRows } from '../../../db/client.ts';
 import { streamRepo } from '../events/stream-repo.ts';
 import { MAX_ATTEMPTS, retryDelayMs } from './outcome.ts';
 import { deliveriesRepo } from './repo.ts';
@@ -30,29 +30,18 @@ async function endpointWithEvents(count: number) {
   });
   const endpointId = created.json().id as string;
   for (let index = 0; index < count; index += 1) {
-    await t.services.events.recordPaymentEvent(t.database.db, {
-      merchantId: m.merchantId,
-      type: 'payment.confirmed',
-      occurredAt: new Date(),
-      payment: {
-        payment_id: `00000000-0000-7000-8000-${String(index).padStart(12, '0')}`,
-        status: 'completed',
-        amount: '1',
-        currency: 'USD',
-        chain: 'ethereum',
-        tx_hash: null,
-        received_amount_native: '1',
-        expected_amount_native: '1',
-        is_test: true,
-      },
-    });
+    await t.services.events.recordPaymentEvent(t.database.db, confirmedPaymentEvent(m.merchantId, index));
   }
   return { m, endpointId };
 }
 
-const claim = (token: string, overrides: Partial<Parameters<typeof deliveriesRepo.claim>[1]> = {}) => {
+const claim = (
+  token: string,
+  overrides: Partial<Parameters<typeof deliveriesRepo.claim>[1]> = {},
+  db: Db = t.database.db,
+) => {
   const now = new Date();
-  return deliveriesRepo.claim(t.database.db, {
+  return deliveriesRepo.claim(db, {
     now,
     leaseUntil: new Date(now.getTime() + 60_000),
     token,
@@ -65,6 +54,17 @@ const claim = (token: string, overrides: Partial<Parameters<typeof deliveriesRep
     ...overrides,
   });
 };
+
+/** The outcome of an attempt that succeeded, sent under `leaseToken`. */
+const succeeded = (id: string, leaseToken: string) => ({
+  id,
+  leaseToken,
+  status: 'succeeded' as const,
+  nextAttemptAt: null,
+  attemptedAt: new Date(),
+  statusCode: 200,
+  error: null,
+});
 
 const row = async (id: string) =>
   (
@@ -88,55 +88,20 @@ describe('delivery claims', () => {
     const [again] = await claim('three');
     expect(again).toMatchObject({ id: first?.id, attempt: 2, lostToken: 'one' });
 
-    const outcome = (leaseToken: string) => ({
-      id: first!.id,
-      leaseToken,
-      status: 'succeeded' as const,
-      nextAttemptAt: null,
-      attemptedAt: new Date(),
-      statusCode: 200,
-      error: null,
-    });
-    await deliveriesRepo.record(t.database.db, [], [outcome('one')]);
+    await deliveriesRepo.record(t.database.db, [], [succeeded(first!.id, 'one')]);
     expect(await row(first!.id)).toMatchObject({ status: 'pending', lease_token: 'three' });
-    await deliveriesRepo.record(t.database.db, [], [outcome('three')]);
+    await deliveriesRepo.record(t.database.db, [], [succeeded(first!.id, 'three')]);
     expect(await row(first!.id)).toMatchObject({ status: 'succeeded', attempt_count: 2, lease_token: null });
   });
 
   it('writes events, sequences them, claims and records through statements a server parses once per connection', async () => {
     const { m } = await endpointWithEvents(1);
     await t.database.db.transaction(async (tx) => {
-      await t.services.events.recordPaymentEvent(tx, {
-        merchantId: m.merchantId,
-        type: 'payment.confirmed',
-        occurredAt: new Date(),
-        payment: {
-          payment_id: '00000000-0000-7000-8000-100000000000',
-          status: 'completed',
-          amount: '1',
-          currency: 'USD',
-          chain: 'ethereum',
-          tx_hash: null,
-          received_amount_native: '1',
-          expected_amount_native: '1',
-          is_test: true,
-        },
-      });
+      await t.services.events.recordPaymentEvent(tx, confirmedPaymentEvent(m.merchantId, 1));
       expect((await streamRepo.sequence(tx, 100)).length).toBeGreaterThanOrEqual(1);
       // One connection: the second run of each statement reuses what the first prepared there.
-      const now = new Date();
-      const input = {
-        now,
-        leaseUntil: new Date(now.getTime() + 60_000),
-        limit: 1,
-        perEndpoint: 100,
-        skipEndpoints: [],
-        perMerchant: 100,
-        merchantLoad: new Map<string, number>(),
-        maxAttempts: MAX_ATTEMPTS,
-      };
-      const first = await deliveriesRepo.claim(tx, { ...input, token: 'first' });
-      const second = await deliveriesRepo.claim(tx, { ...input, token: 'second' });
+      const first = await claim('first', { limit: 1 }, tx);
+      const second = await claim('second', { limit: 1 }, tx);
       expect([first.length, second.length]).toEqual([1, 1]);
       expect(second[0]?.id).not.toBe(first[0]?.id);
       for (const [claimed, token] of [
@@ -146,15 +111,7 @@ describe('delivery claims', () => {
         await deliveriesRepo.record(
           tx,
           [],
-          claimed.map((delivery) => ({
-            id: delivery.id,
-            leaseToken: token,
-            status: 'succeeded' as const,
-            nextAttemptAt: null,
-            attemptedAt: new Date(),
-            statusCode: 204,
-            error: null,
-          })),
+          claimed.map((delivery) => succeeded(delivery.id, token)),
         );
       }
       if (t.database.kind === 'postgres') {

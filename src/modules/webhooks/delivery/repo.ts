@@ -101,15 +101,6 @@ interface BreakerChangeRow {
 export const BREAKER_FIRST_PROBE_MS = 5000;
 const BREAKER_MAX_PROBE_MS = 10 * 60 * 1000;
 
-/** A value of a prepared statement, by name (preparedStatement). */
-const p = (name: string) => sql.placeholder(name);
-
-// The endpoint's breaker is open: only its first picked delivery, and only when its probe is due, goes out.
-const deferred = sql`(e.enabled and e.deleted_at is null and e.tripped_at is not null
-  and (coalesce(e.next_probe_at, '-infinity') > ${p('now')}::timestamptz or picked.endpoint_rank > 1))`;
-const send = sql`(e.enabled and e.deleted_at is null and d.attempt_count < ${p('maxAttempts')}
-  and not ${deferred})`;
-
 /** deliveriesRepo.claim's statement, prepared: each worker runs it for every batch it takes (see claim). */
 const claimStatement = preparedStatement<{
   now: string;
@@ -126,9 +117,13 @@ const claimStatement = preparedStatement<{
   skipEndpoints: string;
   skipMerchants: string;
   maxAttempts: number;
-}>(
-  'webhook_deliveries_claim',
-  sql`
+}>('webhook_deliveries_claim', (p) => {
+  // The endpoint's breaker is open: only its first picked delivery, and only when its probe is due, goes out.
+  const deferred = sql`(e.enabled and e.deleted_at is null and e.tripped_at is not null
+      and (coalesce(e.next_probe_at, '-infinity') > ${p('now')}::timestamptz or picked.endpoint_rank > 1))`;
+  const send = sql`(e.enabled and e.deleted_at is null and d.attempt_count < ${p('maxAttempts')}
+      and not ${deferred})`;
+  return sql`
       with due as (
         select d.id, d.endpoint_id, d.merchant_id, d.next_attempt_at, d.lease_token
         from webhook_deliveries d
@@ -191,13 +186,13 @@ const claimStatement = preparedStatement<{
       returning d.id, d.event_id, d.endpoint_id, d.merchant_id, d.is_test, d.status, d.attempt_count,
         (${deferred}) as deferred,
         picked.lease_token as lost_token, picked.next_attempt_at as lost_lease_until,
-        e.url, e.secret_sealed, e.previous_secret_sealed, e.previous_secret_expires_at, ev.body`,
-);
+        e.url, e.secret_sealed, e.previous_secret_sealed, e.previous_secret_expires_at, ev.body`;
+});
 
 /** deliveriesRepo.record's statement, prepared: written for every batch of outcomes (see record). */
 const recordStatement = preparedStatement<{ outcomes: string; attempts: string; threshold: number }>(
   'webhook_deliveries_record',
-  sql`
+  (p) => sql`
       with outcome as (
         select * from jsonb_to_recordset(${p('outcomes')}::jsonb) as o(
           id text, token text, status text, next_at timestamptz, attempted_at timestamptz, status_code int,

@@ -37,9 +37,6 @@ function olderThan(
 /** How a merchant's events are listed: newest first, the id breaking a tie (the keyset `olderThan` pages by). */
 const newestEventsFirst = [desc(events.createdAt), desc(events.id)];
 
-/** A value of a prepared statement, by name (preparedStatement). */
-const p = (name: string) => sql.placeholder(name);
-
 /**
  * eventsRepo.insertEventWithDeliveries's statement, prepared: every event written alone goes through it, and
  * PostgreSQL took longer to plan it (about 1 ms) than to run it.
@@ -56,7 +53,7 @@ const insertEventStatement = preparedStatement<{
   createdAt: string;
 }>(
   'events_insert_with_deliveries',
-  sql`
+  (p) => sql`
       with receiving as (
         select id from webhook_endpoints
         where merchant_id = ${p('merchantId')} and is_test = ${p('isTest')} and enabled and deleted_at is null

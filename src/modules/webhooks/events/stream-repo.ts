@@ -41,20 +41,17 @@ interface StreamedRow {
   stream_seq: string | number;
 }
 
-/** A value of a prepared statement, by name (preparedStatement). */
-const p = (name: string) => sql.placeholder(name);
-
 /**
  * The sequencer's two statements (streamRepo.sequence), prepared: it runs them for every batch of committed events,
  * as often as events come, and PostgreSQL took longer to plan the second than to run it.
  */
 const lockHeadStatement = preparedStatement<Record<string, never>>(
   'event_stream_lock_head',
-  sql`select seq from event_stream_head where id = 1 for update`,
+  () => sql`select seq from event_stream_head where id = 1 for update`,
 );
 const sequenceStatement = preparedStatement<{ limit: number; base: number }>(
   'event_stream_sequence',
-  sql`
+  (p) => sql`
       with waiting as (
         select id, created_at from events
         where stream_seq is null and not sample
