@@ -106,8 +106,9 @@ describe('fair delivery across merchants', () => {
       await waitFor('B to receive its event', () => healthy.requests.length > index, TIMEOUT_MS);
       latencies.push((healthy.requests[index]?.at ?? Number.NaN) - committed);
     }
-    // Well inside A's timeout: B never waited for one of A's slots to free up.
-    expect(Math.max(...latencies), JSON.stringify(latencies)).toBeLessThan(1000);
+    // Well inside A's timeout: B never waited for one of A's slots to free up. (Typically milliseconds; the bound is
+    // the proof, half of what waiting for a slot would take, so a loaded machine's pause does not fail it.)
+    expect(Math.max(...latencies), JSON.stringify(latencies)).toBeLessThan(TIMEOUT_MS / 2);
     // A never had more than its cap in flight, although 4 endpoints x 4 each would have allowed 16.
     expect(hangingRequests()).toBe(4);
   });
