@@ -1,7 +1,7 @@
 import { appendFileSync } from 'node:fs';
 import type { Reporter, SerializedError, TestModule } from 'vitest/node';
 
-/** Where the failures' whole messages go (the first 60 lines of each), when set: CI prints them at the end of its log. */
+/** Where the failures' whole messages go (50 lines of each at most), when set: CI prints them at the end of its log. */
 const FAILURE_DETAILS_FILE = 'CI_FAILURE_DETAILS';
 
 /**
