@@ -57,18 +57,20 @@ export default class SummaryReporter implements Reporter {
   }
 }
 
+/** The error's message as its lines, `Name: message` first. */
+function messageLines(error: SerializedError | undefined): string[] {
+  if (error === undefined) return ['no error recorded'];
+  return `${error.name ?? 'Error'}: ${error.message ?? ''}`.split('\n');
+}
+
 function firstLine(error: SerializedError | undefined): string {
-  if (error === undefined) return 'no error recorded';
-  const text = `${error.name ?? 'Error'}: ${error.message ?? ''}`;
-  return (text.split('\n')[0] ?? text).slice(0, 300);
+  return (messageLines(error)[0] ?? '').slice(0, 300);
 }
 
 function wholeMessage(error: SerializedError | undefined): string {
-  if (error === undefined) return 'no error recorded';
-  const message = `${error.name ?? 'Error'}: ${error.message ?? ''}`.split('\n').slice(0, 50);
   // The test's own frames; vitest's runner below them says nothing about the failure.
-  const frames = (error.stack ?? '')
+  const frames = (error?.stack ?? '')
     .split('\n')
     .filter((line) => line.trimStart().startsWith('at ') && !/node_modules|<anonymous>/.test(line));
-  return [...message, ...frames.slice(0, 8)].join('\n').slice(0, 8000);
+  return [...messageLines(error).slice(0, 50), ...frames.slice(0, 8)].join('\n').slice(0, 8000);
 }
